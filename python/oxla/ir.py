@@ -1,0 +1,158 @@
+"""The MLIR bindings oxla uses, its one context, and parse/print/verify.
+
+`from oxla import ir` gives every name of IREE's `iree.compiler.ir` (Module,
+Operation, Type, Attribute, Location, ...) plus:
+
+- `context()`: the single MLIR context, owned by an in-process IREE compiler
+  session, with every dialect IREE knows registered;
+- `parse()` / `parse_file()`: MLIR text, MLIR bytecode, or a StableHLO
+  portable artifact (VHLO bytecode, as `jax.export` writes) into a module;
+- `to_text()` / `to_bytecode()`: the other direction;
+- `verify()`: structured diagnostics instead of text on stderr.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from contextlib import contextmanager
+from typing import Iterator, Union
+
+from iree.compiler.ir import *  # noqa: F401,F403  (the public face of the bindings)
+
+from oxla._iree import CompilerSession, passmanager, rewrite  # noqa: F401
+from oxla._iree import ir as _ir
+from oxla.diagnostics import Diagnostic, DiagnosticCollector, SourceLocation
+from oxla.errors import ParseError, VerificationError
+
+Source = Union[str, bytes, bytearray, memoryview]
+
+_MLIR_BYTECODE_MAGIC = b"ML\xefR"
+_SESSION: CompilerSession | None = None
+
+
+def session() -> CompilerSession:
+    """The process-wide compiler session whose context oxla uses everywhere."""
+    global _SESSION
+    if _SESSION is None:
+        _SESSION = CompilerSession()
+    return _SESSION
+
+
+def context() -> _ir.Context:
+    """The one MLIR context: every dialect registered, shared by all of oxla."""
+    return session().context
+
+
+@contextmanager
+def allow_unregistered(enabled: bool = True) -> Iterator[None]:
+    """Temporarily lets the context accept ops of unknown dialects."""
+    ctx = context()
+    before = ctx.allow_unregistered_dialects
+    ctx.allow_unregistered_dialects = enabled or before
+    try:
+        yield
+    finally:
+        ctx.allow_unregistered_dialects = before
+
+
+def is_bytecode(data: bytes | bytearray | memoryview) -> bool:
+    """True for MLIR bytecode, which includes StableHLO portable artifacts."""
+    return bytes(data[:4]) == _MLIR_BYTECODE_MAGIC
+
+
+def parse(source: Source, *, name: str = "<source>", allow_unregistered_dialects: bool = False) -> _ir.Module:
+    """Parses MLIR text, MLIR bytecode or a StableHLO portable artifact.
+
+    `name` is the file name that locations and diagnostics carry. Raises
+    ParseError with structured diagnostics when the input is not valid.
+    """
+    if isinstance(source, str):
+        data = source.encode("utf-8")
+    elif isinstance(source, (bytes, bytearray, memoryview)):
+        data = bytes(source)
+    else:
+        raise TypeError(f"parse() takes str or bytes, not {type(source).__name__}")
+    if not is_bytecode(data) and b"\0" in data:
+        loc = _position_of(data, data.index(b"\0"), name)
+        raise ParseError(diagnostics=[Diagnostic.error("input contains a NUL byte: not MLIR text or bytecode", loc)])
+    ctx = context()
+    with allow_unregistered(allow_unregistered_dialects), DiagnosticCollector(ctx) as diags:
+        try:
+            module = session().parse_buffer(data, name)
+        except _ir.MLIRError as exc:
+            diags.add_error(exc)
+            module = None
+    if module is None:
+        errors = diags.errors or [Diagnostic.error("could not parse the input", SourceLocation(name, 1, 1))]
+        raise ParseError(diagnostics=errors)
+    if is_bytecode(data):
+        from oxla.dialects import vhlo
+
+        if vhlo.is_vhlo(module):
+            module = vhlo.to_stablehlo(module)
+    return module
+
+
+def parse_file(path: str | os.PathLike, **kwargs) -> _ir.Module:
+    """Parses a file; its path becomes the file name in locations."""
+    with open(path, "rb") as f:
+        data = f.read()
+    return parse(data, name=kwargs.pop("name", os.fspath(path)), **kwargs)
+
+
+def _position_of(data: bytes, offset: int, name: str) -> SourceLocation:
+    """The line:col of a byte offset, for diagnostics made in Python."""
+    line = data.count(b"\n", 0, offset) + 1
+    col = offset - (data.rfind(b"\n", 0, offset) + 1) + 1
+    return SourceLocation(name, line, col)
+
+
+def _operation(module_or_op) -> _ir.Operation:
+    """Accepts a Module, an OpView or an Operation; returns the Operation."""
+    return getattr(module_or_op, "operation", module_or_op)
+
+
+def to_text(
+    module_or_op,
+    *,
+    debug_info: bool = False,
+    generic: bool = False,
+    large_elements_limit: int | None = None,
+    assume_verified: bool = True,
+) -> str:
+    """Prints a module or op as MLIR text (optionally with locations, or generic)."""
+    buf = io.StringIO()
+    _operation(module_or_op).print(
+        file=buf,
+        enable_debug_info=debug_info,
+        print_generic_op_form=generic,
+        large_elements_limit=large_elements_limit,
+        assume_verified=assume_verified,
+    )
+    return buf.getvalue()
+
+
+def to_bytecode(module_or_op, *, version: int | None = None) -> bytes:
+    """Serializes a module or op as MLIR bytecode."""
+    buf = io.BytesIO()
+    _operation(module_or_op).write_bytecode(buf, desired_version=version)
+    return buf.getvalue()
+
+
+def verify(module_or_op) -> list[Diagnostic]:
+    """Runs the verifier; returns its diagnostics (empty when the IR is valid)."""
+    op = _operation(module_or_op)
+    with DiagnosticCollector(op.context) as diags:
+        try:
+            op.verify()
+        except _ir.MLIRError as exc:
+            diags.add_error(exc)
+    return diags.diagnostics
+
+
+def verify_or_raise(module_or_op) -> None:
+    """Like verify(), but raises VerificationError when anything is wrong."""
+    errors = [d for d in verify(module_or_op) if d.severity == "error"]
+    if errors:
+        raise VerificationError(diagnostics=errors)

@@ -1,0 +1,60 @@
+"""oxla-print-op-stats: how many ops of each kind a module holds."""
+
+from __future__ import annotations
+
+import json as _json
+import sys
+from collections import Counter
+
+from oxla import ir
+from oxla.transforms.registry import Pass, register_pass
+
+
+def count_ops(op) -> Counter:
+    """Counts the ops nested in `op` (not `op` itself) by full name."""
+    counts: Counter = Counter()
+
+    def visit(child):
+        counts[child.name] += 1
+        return ir.WalkResult.ADVANCE
+
+    for region in op.regions:
+        for block in region.blocks:
+            for child in block.operations:
+                child.operation.walk(visit)
+    return counts
+
+
+def format_stats(counts: Counter) -> str:
+    """Renders per-dialect totals, each followed by its ops, sorted by name."""
+    by_dialect: dict[str, Counter] = {}
+    for name, n in counts.items():
+        by_dialect.setdefault(name.split(".", 1)[0], Counter())[name] = n
+    width = max((len(name) for name in counts), default=0)
+    lines = ["Operations encountered:", "-----------------------"]
+    for dialect in sorted(by_dialect):
+        ops = by_dialect[dialect]
+        lines.append(f"  {dialect:<{width}} , {sum(ops.values())}")
+        lines.extend(f"    {name:<{width - 2}} , {ops[name]}" for name in sorted(ops))
+    lines.append(f"  {'total':<{width}} , {sum(counts.values())}")
+    return "\n".join(lines) + "\n"
+
+
+@register_pass
+class PrintOpStats(Pass):
+    """Prints the number of ops per dialect and per op name (to stderr by default)."""
+
+    name = "oxla-print-op-stats"
+    anchor = None
+    json: bool = False
+    output: str = "-"
+
+    def run(self, op) -> None:
+        counts = count_ops(op)
+        text = _json.dumps(dict(sorted(counts.items())), indent=2) + "\n" if self.json else format_stats(counts)
+        if self.output == "-":
+            sys.stderr.write(text)
+            sys.stderr.flush()
+        else:
+            with open(self.output, "w") as f:
+                f.write(text)
