@@ -71,11 +71,29 @@ class CompilerSession:
         try:
             # The C API copies nothing: keep `data` alive until parsing is done.
             source = Source.wrap_buffer(self.session, data, buffer_name=name)
-            if not inv.parse_source(source):
+            inv._sources.append(source)
+            # Parsing reports diagnostics to Python handlers, so the call must
+            # keep the GIL, which the wrapper's ctypes.CDLL call releases.
+            if not _with_gil("ireeCompilerInvocationParseSource", ctypes.c_bool, [ctypes.c_void_p] * 2)(
+                inv._inv_p, source._source_p
+            ):
                 return None
             return _export_module(inv)
         finally:
             inv.close()
+
+
+def _with_gil(name: str, restype, argtypes):
+    """A libIREECompiler function called without releasing the GIL (ctypes.PyDLL)."""
+    global _PYDLL
+    if _PYDLL is None:
+        _PYDLL = ctypes.PyDLL(_ctypes_dl._dylib._name)
+    fn = getattr(_PYDLL, name)
+    fn.restype, fn.argtypes = restype, argtypes
+    return fn
+
+
+_PYDLL: ctypes.PyDLL | None = None
 
 
 def _export_module(inv) -> ir.Module:

@@ -62,12 +62,11 @@ class Diagnostic:
         """Renders like mlir-opt; with the source text, also the line and a caret."""
         lines = [f"{self.location}: {self.severity}: {self.message}"]
         text = (source_lines or {}).get(self.location.file or "")
-        if text and 0 < self.location.line <= len(text):
-            src = text[self.location.line - 1].rstrip("\n")
+        src = text[self.location.line - 1].rstrip("\n") if text and 0 < self.location.line <= len(text) else ""
+        if src.isprintable() and src.strip():
             lines.append(src)
             lines.append(" " * max(self.location.col - 1, 0) + "^")
-        for note in self.notes:
-            lines.append(note.format(source_lines))
+        lines.extend(note.format() for note in self.notes)
         return "\n".join(lines)
 
     @staticmethod

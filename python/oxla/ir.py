@@ -36,6 +36,9 @@ def session() -> CompilerSession:
     global _SESSION
     if _SESSION is None:
         _SESSION = CompilerSession()
+        # IREE's session accepts unknown dialects; oxla, like mlir-opt, rejects
+        # them unless asked (see allow_unregistered).
+        _SESSION.context.allow_unregistered_dialects = False
     return _SESSION
 
 
@@ -49,7 +52,7 @@ def allow_unregistered(enabled: bool = True) -> Iterator[None]:
     """Temporarily lets the context accept ops of unknown dialects."""
     ctx = context()
     before = ctx.allow_unregistered_dialects
-    ctx.allow_unregistered_dialects = enabled or before
+    ctx.allow_unregistered_dialects = enabled
     try:
         yield
     finally:

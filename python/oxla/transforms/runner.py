@@ -104,6 +104,14 @@ class PassPipeline:
             finally:
                 del pm  # the timing report prints when the pass manager goes away
 
+    def validate(self, root: str = "builtin.module") -> None:
+        """Checks every pass name, option and anchor without running anything."""
+        anchor = self.anchor or root
+        if anchor != root:
+            raise PipelineError(f"the pipeline is anchored on '{anchor}' but will be given a '{root}' op")
+        with ir.context():
+            self._build(ir.passmanager.PassManager(anchor), anchor, Instrumentation(), [])
+
     def _build(self, pm, anchor: str, inst: Instrumentation, errors: list) -> None:
         """Adds every step to `pm`, grouping consecutive native passes into one text."""
         pending: list[_Step] = []
