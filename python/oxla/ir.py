@@ -89,19 +89,33 @@ def parse(source: Source, *, name: str = "<source>", allow_unregistered_dialects
     if module is None:
         errors = diags.errors or [Diagnostic.error("could not parse the input", SourceLocation(name, 1, 1))]
         raise ParseError(diagnostics=errors)
-    if is_bytecode(data):
-        from oxla.dialects import vhlo
-
-        if vhlo.is_vhlo(module):
-            module = vhlo.to_stablehlo(module)
-    return module
+    return _from_bytecode_if_vhlo(module) if is_bytecode(data) else module
 
 
-def parse_file(path: str | os.PathLike, **kwargs) -> _ir.Module:
-    """Parses a file; its path becomes the file name in locations."""
+def _from_bytecode_if_vhlo(module: _ir.Module) -> _ir.Module:
+    """Turns a StableHLO portable artifact (VHLO ops) into StableHLO; others pass through."""
+    from oxla.dialects import vhlo
+
+    return vhlo.to_stablehlo(module) if vhlo.is_vhlo(module) else module
+
+
+def parse_file(path: str | os.PathLike, *, allow_unregistered_dialects: bool = False) -> _ir.Module:
+    """Parses a file; its path becomes the file name in locations.
+
+    MLIR reads the file itself here, which is faster than parse() on a buffer.
+    """
+    path = os.fspath(path)
     with open(path, "rb") as f:
         data = f.read()
-    return parse(data, name=kwargs.pop("name", os.fspath(path)), **kwargs)
+    if b"\0" in data and not is_bytecode(data):
+        return parse(data, name=path)  # reports the NUL byte with its position
+    with allow_unregistered(allow_unregistered_dialects), DiagnosticCollector(context()) as diags:
+        try:
+            module = _ir.Module.parseFile(path, context=context())
+        except _ir.MLIRError as exc:
+            diags.add_error(exc)
+            raise ParseError(diagnostics=diags.errors) from None
+    return _from_bytecode_if_vhlo(module) if is_bytecode(data) else module
 
 
 def _position_of(data: bytes, offset: int, name: str) -> SourceLocation:
@@ -109,6 +123,28 @@ def _position_of(data: bytes, offset: int, name: str) -> SourceLocation:
     line = data.count(b"\n", 0, offset) + 1
     col = offset - (data.rfind(b"\n", 0, offset) + 1) + 1
     return SourceLocation(name, line, col)
+
+
+def walk(module_or_op, fn, *, post_order: bool = False) -> None:
+    """Calls `fn(op)` on the op and every op nested in it.
+
+    Unlike `Operation.walk`, `fn` may return None to go on, and an exception
+    it raises comes out unchanged (the bindings wrap it in a RuntimeError).
+    """
+    raised: list[BaseException] = []
+
+    def visit(op):
+        try:
+            result = fn(op)
+        except BaseException as exc:  # re-raised below, outside the native walk
+            raised.append(exc)
+            return _ir.WalkResult.INTERRUPT
+        return _ir.WalkResult.ADVANCE if result is None else result
+
+    order = _ir.WalkOrder.POST_ORDER if post_order else _ir.WalkOrder.PRE_ORDER
+    _operation(module_or_op).walk(visit, order)
+    if raised:
+        raise raised[0]
 
 
 def _operation(module_or_op) -> _ir.Operation:

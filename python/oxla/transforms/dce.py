@@ -87,9 +87,8 @@ def referenced_symbols(op) -> set[str]:
             named = attrs[i]
             if named.name != "sym_name":
                 collect(named.attr)
-        return ir.WalkResult.ADVANCE
 
-    op.walk(visit)
+    ir.walk(op, visit)
     return names
 
 

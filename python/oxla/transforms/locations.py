@@ -22,6 +22,5 @@ class StripLocations(Pass):
                 for block in region.blocks:
                     for arg in block.arguments:
                         arg.set_location(unknown)
-            return ir.WalkResult.ADVANCE
 
-        op.walk(visit)
+        ir.walk(op, visit)

@@ -237,13 +237,14 @@ def _python_callback(step: _Step, errors: list) -> Callable:
         for target in nested_ops(op, step.path):
             try:
                 instance.run(target)
-            except PassFailure as failure:
-                (failure.op or target).location.emit_error(str(failure))
+            except PassFailure as exc:
+                (exc.op or target).location.emit_error(str(exc))
                 external_pass.signal_pass_failure()
                 return
             except Exception as exc:  # a bug in the pass: report it, keep the process alive
                 errors.append(exc)
-                # Errors raised inside ir walks arrive wrapped with a traceback: keep the last line.
+                # An exception from inside Operation.walk arrives as a RuntimeError
+                # holding a whole traceback: its last line is the original error.
                 detail = (str(exc).strip().splitlines() or [""])[-1]
                 target.location.emit_error(f"pass '{name}' raised {type(exc).__name__}: {detail}")
                 external_pass.signal_pass_failure()

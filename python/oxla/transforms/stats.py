@@ -13,15 +13,10 @@ from oxla.transforms.registry import Pass, register_pass
 def count_ops(op) -> Counter:
     """Counts the ops nested in `op` (not `op` itself) by full name."""
     counts: Counter = Counter()
-
-    def visit(child):
-        counts[child.name] += 1
-        return ir.WalkResult.ADVANCE
-
     for region in op.regions:
         for block in region.blocks:
             for child in block.operations:
-                child.operation.walk(visit)
+                ir.walk(child, lambda nested: counts.update((nested.name,)))
     return counts
 
 
