@@ -29,9 +29,9 @@ def format_stats(counts: Counter) -> str:
     lines = ["Operations encountered:", "-----------------------"]
     for dialect in sorted(by_dialect):
         ops = by_dialect[dialect]
-        lines.append(f"  {dialect:<{width}} , {sum(ops.values())}")
-        lines.extend(f"    {name:<{width - 2}} , {ops[name]}" for name in sorted(ops))
-    lines.append(f"  {'total':<{width}} , {sum(counts.values())}")
+        lines.append(f"  {dialect:<{width + 2}} , {sum(ops.values())}")
+        lines.extend(f"    {name:<{width}} , {ops[name]}" for name in sorted(ops))
+    lines.append(f"  {'total':<{width + 2}} , {sum(counts.values())}")
     return "\n".join(lines) + "\n"
 
 
