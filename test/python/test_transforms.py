@@ -204,6 +204,14 @@ def test_print_before_and_after_named_passes():
     assert after_cse.count("stablehlo.add") == 1 and "func.func @b" in after_cse and "module" not in after_cse
 
 
+def test_module_scope_printing_does_not_abort(capfd):
+    module = ir.parse(TWO_FUNCS)
+    transforms.run(module, "builtin.module(func.func(cse))", print_after_all=True, print_module_scope=True)
+    err = capfd.readouterr().err
+    assert "IR Dump After CSEPass" in err and "module {" in err
+    assert ir.context().get_num_threads() >= 1
+
+
 def test_timing_report_names_python_passes(capfd):
     module = ir.parse(TWO_FUNCS)
     transforms.run(module, "builtin.module(func.func(oxla-test-record), cse)", timing=True)

@@ -95,7 +95,11 @@ class PassPipeline:
         if anchor != op.name:
             raise PipelineError(f"the pipeline is anchored on '{anchor}' but was given a '{op.name}' op")
         errors: list[BaseException] = []
+        # MLIR aborts the process if module-scope IR printing meets a multithreaded context.
+        single_thread = inst.print_module_scope and _prints_ir(inst)
         with op.context:
+            if single_thread:
+                op.context.enable_multithreading(False)
             pm = ir.passmanager.PassManager(anchor)
             try:
                 self._build(pm, anchor, inst, errors)
@@ -103,6 +107,8 @@ class PassPipeline:
                 self._execute(pm, op, errors)
             finally:
                 del pm  # the timing report prints when the pass manager goes away
+                if single_thread:
+                    op.context.enable_multithreading(True)
 
     def validate(self, root: str = "builtin.module") -> None:
         """Checks every pass name, option and anchor without running anything."""
@@ -162,6 +168,11 @@ class PassPipeline:
             except ir.MLIRError as exc:
                 diags.add_error(exc)
         raise PassFailure(diagnostics=diags.diagnostics) from (errors[0] if errors else None)
+
+
+def _prints_ir(inst: Instrumentation) -> bool:
+    return bool(inst.print_before_all or inst.print_after_all or inst.print_after_failure
+                or inst.print_before or inst.print_after)
 
 
 def _wants_print(step: _Step, inst: Instrumentation) -> bool:
