@@ -60,7 +60,7 @@ def _pattern(text: str, is_regex: bool) -> re.Pattern:
 
 def parse_expectations(source: str, file: str) -> list[Expectation]:
     """Finds every expected-* directive of a source buffer."""
-    lines = source.splitlines()
+    lines = source.split("\n")  # as MLIR counts lines: splitlines() also breaks at \f, \u2028...
     has_directive = [bool(_DIRECTIVE.search(line)) for line in lines]
     found: list[Expectation] = []
     for index, line in enumerate(lines):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from dataclasses import dataclass
 
@@ -71,15 +72,17 @@ def split_chunks(data: bytes, name: str, split: bool) -> list[Chunk]:
     """Splits the input at `// -----` lines, keeping original line numbers."""
     if not split or data[:4] == b"ML\xefR":
         return [Chunk(data, name)]
+    # Bytes, split at "\n" only (as MLIR counts lines): decoding would alter
+    # non-UTF-8 input and str.splitlines() also breaks at \f, \x1c, \u2028...
     chunks, current, first_line = [], [], 0
-    lines = data.decode("utf-8", "replace").splitlines(keepends=True)
-    for number, line in enumerate(lines):
-        if line.strip().startswith(SPLIT_MARKER):
-            chunks.append(Chunk(("\n" * first_line + "".join(current)).encode(), name))
+    marker = SPLIT_MARKER.encode()
+    for number, line in enumerate(data.split(b"\n")):
+        if line.strip().startswith(marker):
+            chunks.append(Chunk(b"\n" * first_line + b"\n".join(current), name))
             current, first_line = [], number + 1
         else:
             current.append(line)
-    chunks.append(Chunk(("\n" * first_line + "".join(current)).encode(), name))
+    chunks.append(Chunk(b"\n" * first_line + b"\n".join(current), name))
     return chunks
 
 
@@ -100,11 +103,31 @@ def pipeline_from_args(args, pass_flags: list[str]):
         name, _, options = flag[2:].partition("=")
         element = PassElement(name, options.strip("'\""))
         cls = lookup(name)
+        anchor = cls.anchor if cls is not None else native_anchor(element)
         # Like mlir-opt's implicit nesting: a pass for func.func given as a flag runs on each function.
-        if cls is not None and cls.anchor not in (None, "builtin.module"):
-            element = OpPipeline(cls.anchor, [element])
+        if anchor not in (None, "builtin.module"):
+            element = OpPipeline(anchor, [element])
         elements.append(element)
-    return PassPipeline(elements)
+    # Anchored explicitly: a lone nested flag must not make func.func the pipeline's root.
+    return PassPipeline([OpPipeline("builtin.module", elements)])
+
+
+_RESTRICTED = re.compile(r"restricted to '([^']+)'")
+
+
+def native_anchor(element) -> str | None:
+    """The op a native pass is restricted to, as MLIR names it when refusing it at module level."""
+    from oxla import ir
+    from oxla._iree import CapturedStderr
+
+    with ir.context(), CapturedStderr() as captured:
+        try:
+            ir.passmanager.PassManager("builtin.module").add(element.to_text())
+            return None
+        except ValueError as exc:
+            error = str(exc)
+    match = _RESTRICTED.search(f"{captured.text} {error}")
+    return match.group(1) if match else None
 
 
 def instrumentation_from_args(args):
@@ -201,7 +224,7 @@ def run(argv: list[str] | None = None) -> int:
     failed = False
     for chunk in split_chunks(data, name, args.split_input_file):
         out, diags, ok = process_chunk(chunk, args, pipeline, instrumentation)
-        source = {name: chunk.data.decode("utf-8", "replace").splitlines()}
+        source = {name: chunk.data.decode("utf-8", "replace").split("\n")}
         if args.verify_diagnostics:
             problems = verify_expected(diags, chunk.data.decode("utf-8", "replace"), name)
             if problems:
@@ -213,7 +236,11 @@ def run(argv: list[str] | None = None) -> int:
             failed = failed or not ok
         if out is not None and ok:
             outputs.append(out)
-    write_output(args.output, outputs, args.emit_bytecode)
+    try:
+        write_output(args.output, outputs, args.emit_bytecode)
+    except OSError as exc:
+        print(f"oxla-opt: error: could not open output file '{args.output}': {exc.strerror}", file=sys.stderr)
+        return 1
     return 1 if failed else 0
 
 

@@ -1,0 +1,26 @@
+// --list-passes lists the Python passes with their options, then the native
+// MLIR/IREE passes, each with its one-line summary; it reads no input.
+// RUN: oxla-opt --list-passes | FileCheck %s
+// RUN: oxla-opt --list-passes %t.does-not-exist.mlir | FileCheck %s
+// RUN: oxla-opt --list-passes | FileCheck %s --check-prefix=ORDER
+
+// CHECK:      Python passes (oxla):
+// CHECK-NEXT:   --oxla-dce{{ +}}- Removes unused side-effect-free ops and unreferenced private functions.
+// CHECK-NEXT:       functions=<bool> (default true)
+// CHECK-NEXT:   --oxla-print-op-stats{{ +}}- Prints the number of ops per dialect and per op name (to stderr by default).
+// CHECK-NEXT:       json=<bool> (default false)
+// CHECK-NEXT:       output=<str> (default -)
+// CHECK-NEXT:   --oxla-strip-locations{{ +}}- Replaces the locations of all ops and block arguments with unknown locations.
+// CHECK-NEXT: Native passes (MLIR/IREE):
+// CHECK-DAG:    --canonicalize{{ +}}- Canonicalize operations
+// CHECK-DAG:    --cse{{ +}}- Eliminate common sub-expressions
+// CHECK-DAG:    --inline{{ +}}- Inline function calls
+// CHECK-DAG:    --symbol-dce{{ +}}- Eliminate dead symbols
+// CHECK-DAG:    --chlo-legalize-to-stablehlo{{ +}}- Legalizes from CHLO ops
+// CHECK-DAG:    --convert-func-to-spirv{{ +}}- Convert Func dialect to SPIR-V dialect
+// CHECK-DAG:    --iree-stablehlo-verify-compiler-input-legality{{ +}}- Verifies that only supported IR constructs are passed to the compiler
+
+// Python passes come first, and appear once.
+// ORDER:     Python passes
+// ORDER:     Native passes
+// ORDER-NOT: --oxla-
