@@ -80,7 +80,8 @@ def parse(source: Source, *, name: str = "<source>", allow_unregistered_dialects
         loc = _position_of(data, data.index(b"\0"), name)
         raise ParseError(diagnostics=[Diagnostic.error("input contains a NUL byte: not MLIR text or bytecode", loc)])
     ctx = context()
-    with allow_unregistered(allow_unregistered_dialects), DiagnosticCollector(ctx) as diags:
+    # Only errors are taken here; warnings and remarks reach the caller's handlers.
+    with allow_unregistered(allow_unregistered_dialects), DiagnosticCollector(ctx, ("error",)) as diags:
         try:
             module = session().parse_buffer(data, name)
         except _ir.MLIRError as exc:
@@ -109,7 +110,7 @@ def parse_file(path: str | os.PathLike, *, allow_unregistered_dialects: bool = F
         data = f.read()
     if b"\0" in data and not is_bytecode(data):
         return parse(data, name=path)  # reports the NUL byte with its position
-    with allow_unregistered(allow_unregistered_dialects), DiagnosticCollector(context()) as diags:
+    with allow_unregistered(allow_unregistered_dialects), DiagnosticCollector(context(), ("error",)) as diags:
         try:
             module = _ir.Module.parseFile(path, context=context())
         except _ir.MLIRError as exc:

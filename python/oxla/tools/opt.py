@@ -52,6 +52,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="print the IR after the named pass(es), comma-separated")
     p.add_argument("--mlir-print-ir-after-failure", action="store_true")
     p.add_argument("--mlir-print-ir-module-scope", action="store_true")
+    p.add_argument("--mlir-disable-threading", action="store_true",
+                   help="run passes on one thread (deterministic order of per-function output)")
     p.add_argument("--mlir-timing", action="store_true", help="print a per-pass timing report to stderr")
     p.add_argument("--mlir-print-debuginfo", action="store_true", help="print locations")
     p.add_argument("--mlir-print-op-generic", action="store_true", help="print ops in generic form")
@@ -66,12 +68,13 @@ class Chunk:
 
     data: bytes
     name: str
+    path: str | None = None  # set when the chunk is a whole file: MLIR then reads it itself
 
 
-def split_chunks(data: bytes, name: str, split: bool) -> list[Chunk]:
+def split_chunks(data: bytes, name: str, split: bool, path: str | None = None) -> list[Chunk]:
     """Splits the input at `// -----` lines, keeping original line numbers."""
     if not split or data[:4] == b"ML\xefR":
-        return [Chunk(data, name)]
+        return [Chunk(data, name, path)]
     # Bytes, split at "\n" only (as MLIR counts lines): decoding would alter
     # non-UTF-8 input and str.splitlines() also breaks at \f, \x1c, \u2028...
     chunks, current, first_line = [], [], 0
@@ -160,7 +163,11 @@ def process_chunk(chunk: Chunk, args, pipeline, instrumentation) -> tuple[bytes 
     ctx = ir.context()
     with DiagnosticCollector(ctx) as collected:
         try:
-            module = ir.parse(chunk.data, name=chunk.name, allow_unregistered_dialects=args.allow_unregistered_dialect)
+            if chunk.path is not None:
+                module = ir.parse_file(chunk.path, allow_unregistered_dialects=args.allow_unregistered_dialect)
+            else:
+                module = ir.parse(chunk.data, name=chunk.name,
+                                  allow_unregistered_dialects=args.allow_unregistered_dialect)
             if pipeline is not None:
                 with ir.allow_unregistered(args.allow_unregistered_dialect):
                     pipeline.run(module, instrumentation)
@@ -222,7 +229,12 @@ def run(argv: list[str] | None = None) -> int:
 
     outputs: list[bytes] = []
     failed = False
-    for chunk in split_chunks(data, name, args.split_input_file):
+    if args.mlir_disable_threading:
+        from oxla import ir
+
+        ir.context().enable_multithreading(False)
+    file_path = None if args.input == "-" else args.input
+    for chunk in split_chunks(data, name, args.split_input_file, file_path):
         out, diags, ok = process_chunk(chunk, args, pipeline, instrumentation)
         source = {name: chunk.data.decode("utf-8", "replace").split("\n")}
         if args.verify_diagnostics:

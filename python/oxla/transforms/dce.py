@@ -22,23 +22,24 @@ PURE_DIALECTS: dict[str, frozenset[str]] = {
     "math": frozenset(),
     "tensor": frozenset(),
 }
-# Region-holding ops that are pure when everything inside them is.
-PURE_IF_BODY_PURE = frozenset({"stablehlo.while", "stablehlo.if", "stablehlo.case"})
-# Terminators inside such regions do not make the region impure.
-_TERMINATORS = frozenset({"stablehlo.return"})
+# Terminators inside region bodies do not make the enclosing op impure.
+_TERMINATORS = frozenset({"stablehlo.return", "func.return"})
 
 
 def is_pure(op) -> bool:
-    """True when erasing `op` (results unused) cannot change what the program does."""
-    name = op.name
-    if name in PURE_IF_BODY_PURE:
-        return all(
-            child.operation.name in _TERMINATORS or is_pure(child.operation)
-            for region in op.regions for block in region.blocks for child in block.operations
-        )
-    dialect = name.split(".", 1)[0]
+    """True when erasing `op` (results unused) cannot change what the program does.
+
+    An op with regions (reduce, sort, while, ...) is pure only when every op
+    in its bodies is, so a side-effecting custom_call in a reducer keeps it.
+    """
+    dialect = op.name.split(".", 1)[0]
     exceptions = PURE_DIALECTS.get(dialect)
-    return exceptions is not None and name not in exceptions and not _is_call_like(op)
+    if exceptions is None or op.name in exceptions or _is_call_like(op):
+        return False
+    return all(
+        child.operation.name in _TERMINATORS or is_pure(child.operation)
+        for region in op.regions for block in region.blocks for child in block.operations
+    )
 
 
 def _is_call_like(op) -> bool:

@@ -35,9 +35,12 @@ def format_stats(counts: Counter) -> str:
     return "\n".join(lines) + "\n"
 
 
+_WRITTEN: set[str] = set()
+
+
 @register_pass
 class PrintOpStats(Pass):
-    """Prints the number of ops per dialect and per op name (to stderr by default)."""
+    """Prints the number of ops per dialect and per op name (to stderr, or appended to `output`)."""
 
     name = "oxla-print-op-stats"
     anchor = None
@@ -50,6 +53,10 @@ class PrintOpStats(Pass):
         if self.output == "-":
             sys.stderr.write(text)
             sys.stderr.flush()
-        else:
-            with open(self.output, "w") as f:
-                f.write(text)
+            return
+        # One process may run the pass many times (per function, per input
+        # chunk): the first report replaces the file, later ones are appended.
+        mode = "a" if self.output in _WRITTEN else "w"
+        _WRITTEN.add(self.output)
+        with open(self.output, mode) as f:
+            f.write(text)

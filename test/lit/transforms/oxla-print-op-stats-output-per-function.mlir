@@ -1,8 +1,4 @@
-// XFAIL: *
-// BUG (python/oxla/transforms/stats.py): with output=<file>, each run of the
-// pass reopens the file with "w"; nested under func.func the pass runs once
-// per function, so the file keeps the last function's report only, while on
-// stderr every function gets one.
+// With output=<file>, every run of the pass (here one per function) lands in the file.
 // RUN: rm -f %t.txt
 // RUN: oxla-opt %s -p 'builtin.module(func.func(oxla-print-op-stats{output=%t.txt}))' -o /dev/null
 // RUN: FileCheck %s --input-file %t.txt
