@@ -148,6 +148,13 @@ def walk(module_or_op, fn, *, post_order: bool = False) -> None:
         raise raised[0]
 
 
+def ops(module_or_op, *, post_order: bool = False) -> list[_ir.Operation]:
+    """The op and every op nested in it, in walk order, as a list to loop over."""
+    found: list[_ir.Operation] = []
+    walk(module_or_op, found.append, post_order=post_order)
+    return found
+
+
 def _operation(module_or_op) -> _ir.Operation:
     """Accepts a Module, an OpView or an Operation; returns the Operation."""
     return getattr(module_or_op, "operation", module_or_op)

@@ -228,6 +228,13 @@ def test_walk_passes_exceptions_through_unchanged():
     assert post[-1] == "builtin.module" and post[0] == "stablehlo.add"
 
 
+def test_ops_lists_every_nested_op():
+    module = ir.parse(TWO_FUNCS)
+    names = [op.name for op in ir.ops(module)]
+    assert names[0] == "builtin.module" and names.count("func.func") == 2 and names.count("stablehlo.add") == 2
+    assert [op.name for op in ir.ops(module, post_order=True)][-1] == "builtin.module"
+
+
 def test_a_crash_inside_a_raw_walk_keeps_its_message():
     module = ir.parse(TWO_FUNCS)
 

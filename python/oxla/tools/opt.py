@@ -285,6 +285,9 @@ def list_passes() -> int:
 
 def main(argv: list[str] | None = None) -> None:
     """Console entry point: never lets a traceback reach the user unless asked."""
+    from oxla.tools._startup import fast_start
+
+    fast_start()
     try:
         status = run(argv)
     except KeyboardInterrupt:
