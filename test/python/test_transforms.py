@@ -256,3 +256,10 @@ def test_nested_ops_follows_the_path():
     funcs = transforms.nested_ops(module.operation, ("func.func",))
     assert [ir.StringAttr(f.attributes["sym_name"]).value for f in funcs] == ["a", "b"]
     assert transforms.nested_ops(module.operation, ("func.func", "func.return")) != []
+
+
+def test_native_anchor_names_the_op_a_native_pass_needs():
+    from oxla.transforms.native import native_anchor
+
+    assert native_anchor("cse") is None
+    assert native_anchor("chlo-legalize-to-stablehlo") == "func.func"

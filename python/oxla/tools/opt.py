@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import sys
 from dataclasses import dataclass
 
@@ -93,6 +92,7 @@ def pipeline_from_args(args, pass_flags: list[str]):
     """The PassPipeline the command line asks for (None when no pass is named)."""
     from oxla.errors import PipelineError
     from oxla.transforms import PassPipeline, lookup
+    from oxla.transforms.native import native_anchor
     from oxla.transforms.pipeline_syntax import OpPipeline, PassElement
 
     if args.pipeline is not None and pass_flags:
@@ -106,31 +106,13 @@ def pipeline_from_args(args, pass_flags: list[str]):
         name, _, options = flag[2:].partition("=")
         element = PassElement(name, options.strip("'\""))
         cls = lookup(name)
-        anchor = cls.anchor if cls is not None else native_anchor(element)
+        anchor = cls.anchor if cls is not None else native_anchor(element.to_text())
         # Like mlir-opt's implicit nesting: a pass for func.func given as a flag runs on each function.
         if anchor not in (None, "builtin.module"):
             element = OpPipeline(anchor, [element])
         elements.append(element)
     # Anchored explicitly: a lone nested flag must not make func.func the pipeline's root.
     return PassPipeline([OpPipeline("builtin.module", elements)])
-
-
-_RESTRICTED = re.compile(r"restricted to '([^']+)'")
-
-
-def native_anchor(element) -> str | None:
-    """The op a native pass is restricted to, as MLIR names it when refusing it at module level."""
-    from oxla import ir
-    from oxla._iree import CapturedStderr
-
-    with ir.context(), CapturedStderr() as captured:
-        try:
-            ir.passmanager.PassManager("builtin.module").add(element.to_text())
-            return None
-        except ValueError as exc:
-            error = str(exc)
-    match = _RESTRICTED.search(f"{captured.text} {error}")
-    return match.group(1) if match else None
 
 
 def instrumentation_from_args(args):

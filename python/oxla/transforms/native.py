@@ -11,7 +11,8 @@ import functools
 import re
 import subprocess
 
-from oxla._iree import tool_path
+from oxla import ir
+from oxla._iree import CapturedStderr, tool_path
 
 _ENTRY = re.compile(r"^ {6}--([A-Za-z0-9][\w.-]*)\s+-\s+(.*)$")
 
@@ -42,3 +43,21 @@ def parse_help(text: str) -> dict[str, str]:
         if match:
             passes[match.group(1)] = match.group(2).strip()
     return passes
+
+
+_RESTRICTED = re.compile(r"restricted to '([^']+)'")
+
+
+def native_anchor(pass_text: str) -> str | None:
+    """The op a native pass is restricted to (None: any op or the module).
+
+    MLIR names it only when refusing the pass at module level, so ask that.
+    """
+    with ir.context(), CapturedStderr() as captured:
+        try:
+            ir.passmanager.PassManager("builtin.module").add(pass_text)
+            return None
+        except ValueError as exc:
+            error = str(exc)
+    match = _RESTRICTED.search(f"{captured.text} {error}")
+    return match.group(1) if match else None
