@@ -3,7 +3,20 @@
 Layers, each importing only those before it:
     oxla.ir           the MLIR bindings, the one context, parse/print/verify
     oxla.transforms   Python passes, the pass registry, mixed pipelines
-    oxla.tools        console programs (oxla-opt, ...)
+    oxla.pipelines    IREE's phases to a .vmfb for llvm-cpu, vulkan-spirv, cuda, rocm
+    oxla.runtime      devices, loaded modules, calls with numpy arrays (no compiler needed)
+    oxla.tools        console programs (oxla-opt, oxla-compile, oxla-run)
+
+`oxla.compile` is `oxla.pipelines.compile`, imported on first use so that
+`import oxla.runtime` never loads the compiler.
 """
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str):
+    if name == "compile":
+        from oxla.pipelines import compile
+
+        return compile
+    raise AttributeError(f"module 'oxla' has no attribute '{name}'")

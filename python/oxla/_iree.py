@@ -74,7 +74,7 @@ class CompilerSession:
             inv._sources.append(source)
             # Parsing reports diagnostics to Python handlers, so the call must
             # keep the GIL, which the wrapper's ctypes.CDLL call releases.
-            if not _with_gil("ireeCompilerInvocationParseSource", ctypes.c_bool, [ctypes.c_void_p] * 2)(
+            if not with_gil("ireeCompilerInvocationParseSource", ctypes.c_bool, [ctypes.c_void_p] * 2)(
                 inv._inv_p, source._source_p
             ):
                 return None
@@ -83,7 +83,7 @@ class CompilerSession:
             inv.close()
 
 
-def _with_gil(name: str, restype, argtypes):
+def with_gil(name: str, restype, argtypes):
     """A libIREECompiler function called without releasing the GIL (ctypes.PyDLL)."""
     global _PYDLL
     if _PYDLL is None:

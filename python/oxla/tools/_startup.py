@@ -43,3 +43,27 @@ def defer_import(name: str) -> None:
 def fast_start() -> None:
     """What every oxla console program calls first."""
     defer_import("numpy")
+
+
+def console_main(prog: str, run, argv=None) -> None:
+    """Runs a console program's `run(argv) -> status`; never shows a traceback unless asked.
+
+    Every error a user can cause is reported by `run` itself; anything that
+    escapes is a bug, reported in one line (OXLA_DEBUG=1 shows the traceback).
+    """
+    import os
+
+    fast_start()
+    try:
+        status = run(argv)
+    except KeyboardInterrupt:
+        status = 130
+    except BrokenPipeError:
+        status = 0
+    except Exception as exc:  # noqa: BLE001: the last line of defence
+        if os.environ.get("OXLA_DEBUG"):
+            raise
+        print(f"{prog}: internal error: {type(exc).__name__}: {exc} (set OXLA_DEBUG=1 for a traceback)",
+              file=sys.stderr)
+        status = 1
+    sys.exit(status)

@@ -11,7 +11,6 @@ Python traceback (set OXLA_DEBUG=1 to see one for an internal error).
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from dataclasses import dataclass
 
@@ -266,23 +265,10 @@ def list_passes() -> int:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Console entry point: never lets a traceback reach the user unless asked."""
-    from oxla.tools._startup import fast_start
+    """Console entry point."""
+    from oxla.tools._startup import console_main
 
-    fast_start()
-    try:
-        status = run(argv)
-    except KeyboardInterrupt:
-        status = 130
-    except BrokenPipeError:
-        status = 0
-    except Exception as exc:  # noqa: BLE001: the last line of defence
-        if os.environ.get("OXLA_DEBUG"):
-            raise
-        print(f"oxla-opt: internal error: {type(exc).__name__}: {exc} (set OXLA_DEBUG=1 for a traceback)",
-              file=sys.stderr)
-        status = 1
-    sys.exit(status)
+    console_main("oxla-opt", run, argv)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,323 @@
+"""oxla.compile: StableHLO in, a VM flatbuffer for a target out, all in one process.
+
+The module stays one MLIR object in oxla's context from start to end: IREE's
+phases run on it in place, one invocation per phase, so oxla pipelines and
+Python callables can inspect and rewrite it between any two phases.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import os
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Mapping, Union
+
+from oxla import ir, transforms
+from oxla._iree import c_function, with_gil
+from oxla.diagnostics import Diagnostic, DiagnosticCollector
+from oxla.errors import OxlaError
+from oxla.pipelines.phases import PHASES, hook_boundary, phase_index
+from oxla.pipelines.targets import Target, resolve
+
+Hook = Union[str, Callable]
+
+# Flags that name the target: oxla sets the target through the module (see
+# device_target), never per session, where list options only grow.
+_RESERVED_FLAGS = ("--iree-hal-target-device", "--iree-hal-local-target-device-backends")
+
+
+class CompileError(OxlaError):
+    """A phase rejected the program; `phase` names it, diagnostics say where and why."""
+
+    def __init__(self, phase: str, diagnostics) -> None:
+        self.phase = phase
+        shown = [Diagnostic(d.severity, d.location, d.message, _useful_notes(d)) for d in diagnostics]
+        body = "\n".join(str(d) for d in shown) or "no diagnostic was emitted"
+        super().__init__(f"compilation failed in phase '{phase}':\n{body}", shown)
+
+
+def _useful_notes(diag: Diagnostic) -> tuple[Diagnostic, ...]:
+    """Drops the notes that print whole ops: one message per problem, not a wall of IR."""
+    return tuple(n for n in diag.notes if not n.message.startswith("see current operation"))
+
+
+@dataclass(frozen=True)
+class FunctionSignature:
+    """A public function of the compiled program: MLIR types of its inputs and results."""
+
+    name: str
+    inputs: tuple[str, ...]
+    outputs: tuple[str, ...]
+
+    def __str__(self) -> str:
+        return f"@{self.name}({', '.join(self.inputs)}) -> ({', '.join(self.outputs)})"
+
+
+@dataclass
+class Artifact:
+    """A compiled program: the .vmfb bytes and everything needed to reproduce or run it."""
+
+    vmfb: bytes
+    target: Target
+    chip: str
+    flags: list[str]
+    signatures: dict[str, FunctionSignature]
+    phase_seconds: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def driver(self) -> str:
+        """The oxla.runtime device that runs this artifact."""
+        return self.target.driver
+
+    def save(self, path: str | os.PathLike) -> None:
+        """Writes the .vmfb; `iree-run-module` and `oxla.runtime.load` read it."""
+        with open(path, "wb") as f:
+            f.write(self.vmfb)
+
+    def __repr__(self) -> str:
+        funcs = ", ".join(self.signatures)
+        return f"<Artifact {self.target.name}:{self.chip} {len(self.vmfb)} bytes, functions: {funcs}>"
+
+
+class _Compiler:
+    """Drives one IREE compiler session: flags, phases, invocations."""
+
+    def __init__(self) -> None:
+        self.session = ir.session().session
+        self.defaults = dict(_split_flag(f) for f in self.session.get_flags(False))
+        self.current: dict[str, str] = {}
+        self._to = c_function("ireeCompilerInvocationSetCompileToPhase", None, [ctypes.c_void_p, ctypes.c_char_p])
+        self._from = c_function("ireeCompilerInvocationSetCompileFromPhase", None, [ctypes.c_void_p, ctypes.c_char_p])
+        # Diagnostics reach Python handlers during the pipeline: keep the GIL.
+        self._pipeline = with_gil("ireeCompilerInvocationPipeline", ctypes.c_bool, [ctypes.c_void_p, ctypes.c_int])
+        self._output_vm = with_gil(
+            "ireeCompilerInvocationOutputVMBytecode", ctypes.c_void_p, [ctypes.c_void_p, ctypes.c_void_p]
+        )
+
+    def use_flags(self, flags: list[str]) -> None:
+        """Makes exactly `flags` (plus defaults) active: earlier compiles leave nothing behind."""
+        wanted = dict(_split_flag(f) for f in flags)
+        for name in set(self.current) - set(wanted):
+            self.session.set_flags(f"{name}={self.defaults.get(name, '')}")
+        changes = [f"{k}={v}" for k, v in wanted.items() if self.current.get(k) != v]
+        if changes:
+            try:
+                self.session.set_flags(*changes)
+            except ValueError as exc:
+                self.current = {}
+                raise ValueError(f"invalid compiler flag: {exc}") from None
+        self.current = wanted
+
+    def run_phases(self, module, start: int, stop: int, hooks: dict[int, list[Hook]], times: dict) -> None:
+        """Runs phases start+1..stop on `module` in place, hooks after each listed phase."""
+        _run_hooks(module, hooks.get(start, ()))
+        for index in range(start + 1, stop + 1):
+            began = time.perf_counter()
+            self._one_phase(module, PHASES[index - 1], PHASES[index])
+            times[PHASES[index]] = time.perf_counter() - began
+            _run_hooks(module, hooks.get(index, ()))
+
+    def _one_phase(self, module, after: str, upto: str) -> None:
+        inv = self.session.invocation()
+        try:
+            inv.import_module(module.operation)
+            self._from(inv._inv_p, after.encode())
+            self._to(inv._inv_p, upto.encode())
+            with DiagnosticCollector(ir.context(), ("error",)) as diags:
+                ok = self._pipeline(inv._inv_p, 0)
+            if not ok:
+                raise CompileError(upto, diags.diagnostics)
+        finally:
+            inv.close()
+
+    def vm_bytecode(self, module) -> bytes:
+        """Serializes a module that has reached the 'vm' phase into a .vmfb."""
+        from iree.compiler.api import Output
+
+        inv = self.session.invocation()
+        try:
+            inv.import_module(module.operation)
+            self._from(inv._inv_p, b"vm")
+            self._to(inv._inv_p, b"end")
+            out = Output.open_membuffer()
+            with DiagnosticCollector(ir.context(), ("error",)) as diags:
+                if not self._pipeline(inv._inv_p, 0) or self._output_vm(inv._inv_p, out._output_p):
+                    raise CompileError("end", diags.diagnostics)
+            return bytes(out.map_memory())
+        finally:
+            inv.close()
+
+
+_COMPILER: _Compiler | None = None
+
+
+def _compiler() -> _Compiler:
+    global _COMPILER
+    if _COMPILER is None:
+        _COMPILER = _Compiler()
+    return _COMPILER
+
+
+def _split_flag(flag: str) -> tuple[str, str]:
+    name, _, value = flag.partition("=")
+    return name, value
+
+
+def _run_hooks(module, hooks) -> None:
+    """Runs oxla pipelines (strings) or Python callables on the module, in order."""
+    for hook in hooks:
+        if isinstance(hook, str):
+            transforms.run(module, hook)
+        else:
+            hook(module)
+
+
+def _as_module(source) -> ir.Module:
+    """A private module to compile: parsed from text/bytes/path, or a copy of the caller's."""
+    if isinstance(source, ir.Module):
+        return ir.parse(ir.to_bytecode(source))  # compiling rewrites in place: leave theirs alone
+    if isinstance(source, os.PathLike) or (isinstance(source, str) and _looks_like_path(source)):
+        return ir.parse_file(source)
+    return ir.parse(source)
+
+
+def _looks_like_path(text: str) -> bool:
+    return "\n" not in text and len(text) < 4096 and text.endswith((".mlir", ".mlirbc")) and os.path.exists(text)
+
+
+def signatures(module) -> dict[str, FunctionSignature]:
+    """The public functions of a module with their argument and result types.
+
+    Reads `func.func` signatures in StableHLO, and the ABI declarations IREE
+    records once past the 'abi' phase.
+    """
+    found = {}
+    for op in module.body.operations:
+        op = op.operation
+        if op.name == "func.func" and _visibility(op) == "public":
+            ftype = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
+            name = ir.StringAttr(op.attributes["sym_name"]).value
+            found[name] = FunctionSignature(name, tuple(map(str, ftype.inputs)), tuple(map(str, ftype.results)))
+        elif "iree.reflection" in op.attributes:
+            declared = _from_abi_declaration(op.attributes["iree.reflection"])
+            if declared is not None:
+                found[declared.name] = declared
+    return found
+
+
+_DECLARATION = re.compile(r"func @([^(]+)\((.*?)\) -> \((.*)\)$")
+_TYPED = re.compile(r"%\w+: ([^,]+(?:<[^>]*>)?)")
+
+
+def _from_abi_declaration(reflection) -> FunctionSignature | None:
+    """Parses IREE's `iree.abi.declaration` ("sync func @f(%input0: tensor<..>) -> (...)")."""
+    if not isinstance(reflection, ir.DictAttr) or "iree.abi.declaration" not in reflection:
+        return None
+    match = _DECLARATION.search(ir.StringAttr(reflection["iree.abi.declaration"]).value)
+    if match is None:
+        return None
+    name, ins, outs = match.groups()
+    return FunctionSignature(name, tuple(_TYPED.findall(ins)), tuple(_TYPED.findall(outs)))
+
+
+def _visibility(op) -> str:
+    attrs = op.attributes
+    return ir.StringAttr(attrs["sym_visibility"]).value if "sym_visibility" in attrs else "public"
+
+
+def _assign_device(module, target: Target, chip: str) -> None:
+    """Names the target device, with its full executable target, in the module itself."""
+    attrs = module.operation.attributes
+    if "hal.device.targets" not in attrs:
+        with ir.context():
+            attrs["hal.device.targets"] = ir.Attribute.parse(f"[{device_target(target, chip)}]")
+
+
+@functools.cache
+def device_target(target: Target, chip: str) -> str:
+    """The `#hal.device.target<...>` attribute IREE derives for a target and chip.
+
+    IREE's target backends read their flags once per session, so a second
+    chip in the same session would be ignored. A scratch session (its own
+    context) resolves each chip once; only the attribute's text crosses over.
+    """
+    from iree.compiler.api import Session
+
+    scratch = Session()
+    try:
+        scratch.set_flags(*target.flags(chip))
+        with scratch.context as ctx:
+            module = ir.Module.parse("func.func @f() { return }", ctx)
+        inv = scratch.invocation()
+        inv.import_module(module.operation)
+        _compiler()._to(inv._inv_p, b"preprocessing")
+        if not inv.execute():
+            raise ValueError(f"IREE cannot resolve target {target.name} with chip '{chip}'")
+        for op in module.body.operations:
+            if op.operation.name == "util.global" and "initial_value" in op.operation.attributes:
+                return str(op.operation.attributes["initial_value"])
+        raise ValueError(f"IREE assigned no device for target {target.name}:{chip}")
+    finally:
+        scratch.close()
+
+
+def compile(
+    source,
+    target: str = "llvm-cpu",
+    *,
+    compile_to: str | None = None,
+    compile_from: str | None = None,
+    hooks: Mapping[str, Hook | list[Hook]] | None = None,
+    cpu: str | None = None,
+    gpu: str | None = None,
+    keep_f64: bool | None = None,
+    opt_level: str | None = None,
+    flags: list[str] | tuple[str, ...] = (),
+):
+    """Compiles StableHLO (a module, MLIR text or bytecode, a portable artifact, a path).
+
+    target: 'llvm-cpu', 'vulkan-spirv', 'cuda' or 'rocm', optionally ':chip'
+    (or cpu=/gpu=). compile_to='<phase>' returns the module at that phase;
+    compile_from='<phase>' resumes a module that is at that phase. hooks map
+    'after:<phase>'/'before:<phase>' to oxla pipeline strings or callables
+    taking the module. Returns an Artifact (or the module with compile_to).
+    """
+    tgt, chip = resolve(target)
+    chip = cpu or gpu or chip or tgt.default_chip
+    stop = phase_index(compile_to) if compile_to else len(PHASES) - 1
+    start = phase_index(compile_from) if compile_from else 0
+    if start >= stop and compile_to:
+        raise ValueError(f"compile_to='{compile_to}' is not after compile_from='{compile_from}'")
+    for flag in flags:
+        if flag.startswith(_RESERVED_FLAGS):
+            raise ValueError(f"{flag.split('=')[0]} is set by target=; pass target='{tgt.name}' instead")
+    all_flags = tgt.flags(chip)
+    keep = tgt.keep_f64 if keep_f64 is None else keep_f64
+    all_flags.append(f"--iree-input-demote-f64-to-f32={'false' if keep else 'true'}")
+    if opt_level:
+        all_flags.append(f"--iree-opt-level={opt_level}")
+    all_flags.extend(flags)
+
+    module = _as_module(source)
+    sigs = signatures(module)
+    boundaries: dict[int, list[Hook]] = {}
+    for key, value in (hooks or {}).items():
+        boundaries.setdefault(hook_boundary(key), []).extend(value if isinstance(value, list) else [value])
+
+    compiler = _compiler()
+    # The target is set in the module (see device_target); the session gets the rest.
+    compiler.use_flags([f for f in all_flags if not f.startswith(_RESERVED_FLAGS + (tgt.chip_flag,))])
+    if start < phase_index("preprocessing"):
+        _assign_device(module, tgt, chip)
+    times: dict[str, float] = {}
+    last = min(stop, phase_index("vm"))
+    compiler.run_phases(module, start, last, boundaries, times)
+    if compile_to and stop <= phase_index("vm"):
+        return module
+    began = time.perf_counter()
+    vmfb = compiler.vm_bytecode(module)
+    times["end"] = time.perf_counter() - began
+    return Artifact(vmfb, tgt, chip, all_flags, sigs, times)

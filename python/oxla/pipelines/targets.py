@@ -1,0 +1,74 @@
+"""Compilation targets as data: one table, one row per target.
+
+A row names the IREE device the module is assigned to, the session flag that
+picks the chip (CPU model, Vulkan profile, CUDA SM, AMD GFX), its default,
+the chips known to compile with the pinned compiler, and the runtime driver
+that runs the result.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Target:
+    """One compilation target."""
+
+    name: str
+    device: str  # IREE device alias assigned to the module (hal.device.alias)
+    chip_flag: str  # session flag that selects the chip
+    default_chip: str
+    known_chips: tuple[str, ...]
+    driver: str  # oxla.runtime device that runs the result
+    keep_f64: bool  # compile f64 as f64 (IREE demotes it to f32 unless told otherwise)
+    summary: str
+
+    def flags(self, chip: str | None = None) -> list[str]:
+        """The iree-compile flags that select this target and chip."""
+        return [
+            f"--iree-hal-target-device={self.device}",
+            *(["--iree-hal-local-target-device-backends=llvm-cpu"] if self.device == "local" else []),
+            f"{self.chip_flag}={chip or self.default_chip}",
+        ]
+
+
+TARGETS: dict[str, Target] = {
+    t.name: t
+    for t in (
+        Target(
+            "llvm-cpu", "local", "--iree-llvmcpu-target-cpu", "host",
+            ("host", "generic", "x86-64-v3", "x86-64-v4", "znver4", "znver5", "skylake-avx512", "neoverse-v2"),
+            "local-task", True,
+            "native code for this machine's CPU (host features detected); cpu='generic' for any x86-64",
+        ),
+        Target(
+            "vulkan-spirv", "vulkan", "--iree-vulkan-target", "vp_android_baseline_2022",
+            ("vp_android_baseline_2022", "rdna3", "rdna2", "ampere", "turing", "valhall", "adreno"),
+            "vulkan", False,
+            "SPIR-V for Vulkan; the default profile runs on Mesa's software device (lavapipe)",
+        ),
+        Target(
+            "cuda", "cuda", "--iree-cuda-target", "sm_80",
+            ("sm_80", "sm_86", "sm_87", "sm_89"),
+            "cuda", True,
+            "PTX for NVIDIA GPUs; the pinned compiler has no sm_90 target, so for Hopper use sm_89, "
+            "whose PTX the driver compiles for the device",
+        ),
+        Target(
+            "rocm", "hip", "--iree-rocm-target", "gfx942",
+            ("gfx90a", "gfx942", "gfx1100"),
+            "hip", True,
+            "AMDGPU code for ROCm/HIP (MI250 gfx90a, MI300 gfx942, RDNA3 gfx1100)",
+        ),
+    )
+}
+
+
+def resolve(spec: str) -> tuple[Target, str | None]:
+    """Parses 'name' or 'name:chip' into a Target and the chip (None: its default)."""
+    name, _, chip = spec.partition(":")
+    target = TARGETS.get(name)
+    if target is None:
+        raise ValueError(f"unknown target '{name}'; targets are: {', '.join(TARGETS)}")
+    return target, chip or None

@@ -1,0 +1,149 @@
+"""oxla.compile: phases in one process, hooks between them, targets as data."""
+
+import os
+
+import pytest
+
+import oxla
+from oxla import ir
+from oxla.pipelines import PHASES, TARGETS, Artifact, CompileError, compile, signatures
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+MLP = os.path.join(ROOT, "examples", "mlp.mlir")
+ADD = """func.func @add(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = stablehlo.add %a, %b : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def mlp_artifact():
+    return compile(MLP)
+
+
+def test_artifact_describes_itself(mlp_artifact, tmp_path):
+    art = mlp_artifact
+    assert isinstance(art, Artifact) and oxla.compile is compile
+    assert b"IREE" in art.vmfb[:128]  # the VM flatbuffer identifier
+    assert art.target.name == "llvm-cpu" and art.chip == "host" and art.driver == "local-task"
+    assert "--iree-hal-target-device=local" in art.flags and "--iree-llvmcpu-target-cpu=host" in art.flags
+    assert str(art.signatures["main"]) == (
+        "@main(tensor<4x8xf32>, tensor<8x16xf32>, tensor<16xf32>, tensor<16x3xf32>, tensor<3xf32>)"
+        " -> (tensor<4x3xf32>)")
+    assert list(art.phase_seconds) == list(PHASES[1:])
+    assert all(t >= 0 for t in art.phase_seconds.values())
+    art.save(tmp_path / "mlp.vmfb")
+    assert (tmp_path / "mlp.vmfb").read_bytes() == art.vmfb
+
+
+def test_sources_text_bytes_module_and_path():
+    module = ir.parse(ADD)
+    before = ir.to_text(module)
+    for source in (ADD, ADD.encode(), module, ir.to_bytecode(module)):
+        assert "add" in compile(source).signatures
+    assert ir.to_text(module) == before  # the caller's module is not rewritten
+
+
+def test_compile_to_and_resume_from_a_phase():
+    flow = compile(ADD, compile_to="flow")
+    assert isinstance(flow, ir.Module)
+    text = ir.to_text(flow)
+    assert "flow.dispatch" in text and "stablehlo.add" not in text
+    art = compile(flow, compile_from="flow")
+    assert art.signatures["add"].inputs == ("tensor<4xf32>", "tensor<4xf32>")
+    assert list(art.phase_seconds)[0] == "stream"
+
+
+def test_hooks_run_between_phases_in_one_context():
+    seen = []
+
+    def inspect(module):
+        seen.append(sorted({op.name.split(".")[0] for op in ir.ops(module)}))
+        assert module.context is ir.context()
+
+    compile(ADD, hooks={"after:flow": [inspect], "before:hal": inspect, "after:start": "oxla-dce"})
+    assert "flow" in seen[0] and "stablehlo" not in seen[0]
+    assert "stream" in seen[1] or "hal" in seen[1]
+
+
+def test_a_hook_can_rewrite_the_program():
+    double = """func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = stablehlo.add %a, %a : tensor<4xf32>
+  %1 = stablehlo.multiply %0, %a : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}"""
+    ops_at_flow = []
+    compile(double, hooks={"before:input": "oxla-dce",
+                           "after:input": lambda m: ops_at_flow.extend(op.name for op in ir.ops(m))})
+    assert not any("mul" in name for name in ops_at_flow)
+
+
+@pytest.mark.parametrize("target", ["vulkan-spirv", "cuda", "cuda:sm_89", "rocm", "rocm:gfx90a", "llvm-cpu:generic"])
+def test_every_target_compiles(target):
+    art = compile(ADD, target)
+    name, _, chip = target.partition(":")
+    assert art.target is TARGETS[name] and art.chip == (chip or TARGETS[name].default_chip)
+    assert b"IREE" in art.vmfb[:128]
+
+
+def test_hopper_is_rejected_by_the_pinned_compiler_as_documented():
+    with pytest.raises(CompileError, match="missing GPU target") as info:
+        compile(ADD, "cuda:sm_90")
+    assert info.value.phase == "executable-configurations"
+
+
+def test_flags_do_not_leak_between_compiles():
+    generic = compile(ADD, "llvm-cpu", cpu="generic")
+    host = compile(ADD)
+    assert "--iree-llvmcpu-target-cpu=generic" in generic.flags
+    assert "--iree-llvmcpu-target-cpu=host" in host.flags
+    flow_generic = ir.to_text(compile(ADD, "llvm-cpu:generic", compile_to="executable-sources"))
+    assert 'cpu = "generic"' in flow_generic
+
+
+def test_unlowerable_op_names_op_location_and_phase():
+    src = ('func.func @f(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>) -> tensor<4x4xf32> {\n'
+           '  %0 = "stablehlo.triangular_solve"(%a, %b) {left_side = true, lower = true, '
+           'transpose_a = #stablehlo<transpose NO_TRANSPOSE>, unit_diagonal = false} '
+           ': (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>\n'
+           '  return %0 : tensor<4x4xf32>\n}\n')
+    with pytest.raises(CompileError) as info:
+        compile(ir.parse(src, name="ts.mlir"))
+    err = info.value
+    assert err.phase == "input"
+    assert str(err).startswith("compilation failed in phase 'input':\nts.mlir:2:8: error: failed to legalize "
+                               "operation 'stablehlo.triangular_solve'")
+    assert "see current operation" not in str(err)
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"target": "tpu"}, "unknown target 'tpu'; targets are: llvm-cpu, vulkan-spirv, cuda, rocm"),
+        ({"compile_to": "lowering"}, "unknown phase 'lowering'"),
+        ({"compile_to": "flow", "compile_from": "stream"}, "is not after"),
+        ({"flags": ["--iree-hal-target-device=cuda"]}, "is set by target="),
+        ({"flags": ["--iree-no-such-flag"]}, "invalid compiler flag"),
+        ({"hooks": {"during:flow": "cse"}}, "must be 'before:<phase>' or 'after:<phase>'"),
+    ],
+)
+def test_bad_arguments(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        compile(ADD, **kwargs)
+
+
+def test_signatures_of_a_stablehlo_module():
+    sigs = signatures(ir.parse(ADD + "func.func private @hidden() { return }\n"))
+    assert list(sigs) == ["add"] and sigs["add"].outputs == ("tensor<4xf32>",)
+
+
+def test_f64_kept_or_demoted_per_compile():
+    src = ADD.replace("f32", "f64")
+
+    def types_after_input(keep):
+        return ir.to_text(compile(src, keep_f64=keep, compile_to="input"))
+
+    assert "f64" in types_after_input(True)
+    assert "f64" not in types_after_input(False)
+    assert "f64" in types_after_input(True)
