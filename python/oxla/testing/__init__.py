@@ -1,0 +1,1 @@
+"""Helpers for testing compiled programs: result checks and the conformance runner."""
