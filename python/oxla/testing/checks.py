@@ -71,9 +71,11 @@ def ulp_distance(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
     bits = actual.dtype.itemsize * 8
     sign = utype(1) << utype(bits - 1)
     a_bits, e_bits = actual.view(utype), expected.view(utype)
-    a_mag, e_mag = (a_bits & ~sign).astype(np.float64), (e_bits & ~sign).astype(np.float64)
+    a_mag, e_mag = a_bits & ~sign, e_bits & ~sign
     same_sign = (a_bits & sign) == (e_bits & sign)
-    dist = np.where(same_sign, np.abs(a_mag - e_mag), a_mag + e_mag)
+    # In integers: float64 cannot hold a 64-bit magnitude exactly.
+    apart = np.where(a_mag > e_mag, a_mag - e_mag, e_mag - a_mag)
+    dist = np.where(same_sign, apart, a_mag + e_mag).astype(np.float64)
     a64, e64 = actual.astype(np.float64), expected.astype(np.float64)
     a_nan, e_nan = np.isnan(a64), np.isnan(e64)
     unbounded = (a_nan != e_nan) | ((np.isinf(a64) | np.isinf(e64)) & (a64 != e64))
