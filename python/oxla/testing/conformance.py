@@ -1,0 +1,155 @@
+"""Turning StableHLO conformance programs into programs a device can run and a host can judge.
+
+A conformance program's `@main` takes nothing, gets its operands from
+`call @inputs()`, computes, and checks results in place with
+`stablehlo.custom_call @check.expect_*(actual, expected)` or `check.*` ops.
+`prepare` rewrites it so that:
+
+- the values of `@inputs()` become arguments of `@main` (so the compiler
+  builds real kernels instead of folding constants), and `@inputs` becomes
+  public so the runner can call it for those values;
+- every check is removed and its (actual, expected) pair becomes two results
+  of `@main`, compared on the host with `oxla.testing.checks`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from oxla import ir
+
+# check op forms: name -> (kind, attribute holding the expected value or None)
+_CHECK_OPS = {
+    "check.expect_eq": ("expect_eq", None),
+    "check.expect_almost_eq": ("expect_almost_eq", None),
+    "check.expect_close": ("expect_close", None),
+    "check.expect_eq_const": ("expect_eq", "value"),
+    "check.expect_almost_eq_const": ("expect_almost_eq", "value"),
+}
+
+
+class UnsupportedProgram(ValueError):
+    """The program does not have the conformance shape (no @main, no checks...)."""
+
+
+@dataclass
+class Check:
+    """One check of a program: how to compare, and where its pair sits in @main's results."""
+
+    kind: str
+    actual: int
+    expected: int
+    options: dict = field(default_factory=dict)
+
+
+@dataclass
+class Prepared:
+    """A rewritten program: the module, its checks, and the function giving @main's arguments."""
+
+    module: ir.Module
+    checks: list[Check]
+    inputs_function: str | None
+
+
+def prepare(module: ir.Module) -> Prepared:
+    """Rewrites a conformance program in place (see the module docstring)."""
+    main = _function(module, "main")
+    block = main.regions[0].blocks[0]
+    inputs_function = _inputs_to_arguments(module, block)
+    with ir.context(), main.location:
+        pairs = _checks_to_values(block)
+        if not pairs:
+            raise UnsupportedProgram("the program checks nothing")
+        values = [v for _, a, e, _ in pairs for v in (a, e)]
+        _replace_return(block, values)
+        _set_signature(main, block, values)
+    checks = [Check(kind, 2 * i, 2 * i + 1, options) for i, (kind, _, _, options) in enumerate(pairs)]
+    return Prepared(module, checks, inputs_function)
+
+
+def _function(module: ir.Module, name: str):
+    for op in module.body.operations:
+        op = op.operation
+        if op.name == "func.func" and ir.StringAttr(op.attributes["sym_name"]).value == name:
+            return op
+    raise UnsupportedProgram(f"no @{name} function")
+
+
+def _callee(op) -> str | None:
+    return ir.FlatSymbolRefAttr(op.attributes["callee"]).value if op.name == "func.call" else None
+
+
+def _inputs_to_arguments(module: ir.Module, block) -> str | None:
+    """Replaces `call @inputs()` results with new arguments of @main; makes @inputs public."""
+    calls = [op.operation for op in block.operations
+             if _callee(op.operation) == "inputs" and len(op.operation.operands) == 0]
+    if not calls:
+        return None
+    if len(calls) > 1:
+        raise UnsupportedProgram("@inputs is called more than once")
+    call = calls[0]
+    for result in call.results:
+        result.replace_all_uses_with(block.add_argument(result.type, call.location))
+    call.erase()
+    inputs = _function(module, "inputs")
+    if "sym_visibility" in inputs.attributes:
+        del inputs.attributes["sym_visibility"]
+    return "inputs"
+
+
+def _check_form(op) -> tuple[str, str | None] | None:
+    """(kind, expected-value attribute) for a check op or custom call, else None."""
+    if op.name == "stablehlo.custom_call":
+        target = ir.StringAttr(op.attributes["call_target_name"]).value
+        if target.startswith("check."):
+            return _CHECK_OPS.get(target, (target.removeprefix("check."), None))
+        return None
+    return _CHECK_OPS.get(op.name)
+
+
+def _checks_to_values(block) -> list[tuple[str, object, object, dict]]:
+    """Removes every check of the block; returns (kind, actual, expected, options) for each."""
+    pairs = []
+    for child in list(block.operations):
+        op = child.operation
+        form = _check_form(op)
+        if form is None:
+            continue
+        kind, const_attr = form
+        actual = op.operands[0]
+        if const_attr is not None:
+            with ir.InsertionPoint(op):
+                value = op.attributes[const_attr]
+                expected = ir.Operation.create("stablehlo.constant", results=[value.type],
+                                               attributes={"value": value}).result
+        else:
+            expected = op.operands[1]
+        pairs.append((kind, actual, expected, _options(op)))
+        op.erase()
+    return pairs
+
+
+def _options(op) -> dict:
+    """Tolerances a check carries (`tolerance`, `min_ulp_difference`, `max_ulp_difference`)."""
+    found = {}
+    for name, key in (("tolerance", "tolerance"), ("max_ulp_difference", "max_ulp"), ("min_ulp_difference", "min_ulp")):
+        if name in op.attributes:
+            attr = op.attributes[name]
+            found[key] = attr.value if hasattr(attr, "value") else float(str(attr).split(":")[0])
+    return found
+
+
+def _replace_return(block, values) -> None:
+    old = block.operations[len(block.operations) - 1].operation
+    with ir.InsertionPoint(old):
+        ir.Operation.create("func.return", operands=values)
+    old.erase()
+
+
+def _set_signature(main, block, values) -> None:
+    """Updates @main's type to its new arguments and results; drops stale arg/result attributes."""
+    arg_types = [arg.type for arg in block.arguments]
+    main.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(arg_types, [v.type for v in values]))
+    for stale in ("arg_attrs", "res_attrs"):
+        if stale in main.attributes:
+            del main.attributes[stale]
