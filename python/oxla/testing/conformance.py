@@ -153,3 +153,93 @@ def _set_signature(main, block, values) -> None:
     for stale in ("arg_attrs", "res_attrs"):
         if stale in main.attributes:
             del main.attributes[stale]
+
+
+# -- running ---------------------------------------------------------------
+
+_DTYPE_WORDS = ("bfloat16", "float16", "float32", "float64", "complex64", "complex128", "bool",
+                "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "int4", "uint4")
+
+
+@dataclass
+class Result:
+    """What happened to one program: status is pass, fail, compile-error, run-error or unsupported."""
+
+    name: str
+    status: str
+    reason: str = ""
+    phase: str = ""
+    seconds: float = 0.0
+
+    @property
+    def op(self) -> str:
+        return split_name(self.name)[0]
+
+    @property
+    def dtype(self) -> str:
+        return split_name(self.name)[1]
+
+
+def split_name(name: str) -> tuple[str, str]:
+    """('abs', 'float32') from 'abs_float32_20_20.mlir': the op and first dtype in the file name."""
+    words = name.removesuffix(".mlir").split("_")
+    for i, word in enumerate(words):
+        if word in _DTYPE_WORDS:
+            return "_".join(words[:i]) or words[0], word
+    return "_".join(w for w in words if w and not w[0].isdigit()) or name, "none"
+
+
+def run_program(path: str, target: str = "llvm-cpu", device: str | None = None) -> Result:
+    """Prepares, compiles and runs one conformance program; judges it with its own checks."""
+    import os
+    import time
+
+    from oxla.errors import OxlaError
+    from oxla.pipelines import CompileError, compile
+    from oxla.testing.checks import CHECKS
+
+    name, began = os.path.basename(path), time.perf_counter()
+
+    def done(status: str, reason: str = "", phase: str = "") -> Result:
+        return Result(name, status, reason.strip(), phase, time.perf_counter() - began)
+
+    try:
+        prepared = prepare(ir.parse_file(path))
+    except (UnsupportedProgram, OxlaError) as exc:
+        return done("unsupported", str(exc))
+    try:
+        artifact = compile(prepared.module, target)
+    except CompileError as exc:
+        return done("compile-error", _first_line(exc), exc.phase)
+    except OxlaError as exc:
+        return done("compile-error", _first_line(exc))
+    try:
+        from oxla import runtime
+
+        module = runtime.load(artifact, device=device or artifact.driver)
+        args = _as_tuple(module[prepared.inputs_function]()) if prepared.inputs_function else ()
+        outputs = _as_tuple(module.main(*args))
+    except Exception as exc:  # any runtime failure is this program's result, not the runner's
+        return done("run-error", f"{type(exc).__name__}: {_first_line(exc)}")
+    problems = []
+    for check in prepared.checks:
+        judge = CHECKS.get(check.kind)
+        if judge is None:
+            return done("unsupported", f"unknown check '{check.kind}'")
+        problem = judge(outputs[check.actual], outputs[check.expected], **check.options)
+        if problem:
+            problems.append(f"{check.kind}: {problem}")
+    return done("fail", "; ".join(problems)) if problems else done("pass")
+
+
+def _as_tuple(value) -> tuple:
+    return value if isinstance(value, tuple) else (() if value is None else (value,))
+
+
+def _first_line(exc: BaseException) -> str:
+    """The message without compiler noise: the first diagnostic line that says something."""
+    lines = [line for line in str(exc).splitlines() if line.strip()]
+    for line in lines:
+        if ": error: " in line:
+            return line.split(": error: ", 1)[1][:300]
+    return (lines[0] if lines else type(exc).__name__)[:300]
