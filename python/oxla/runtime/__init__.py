@@ -1,0 +1,33 @@
+"""oxla.runtime: run compiled vmfbs on IREE devices with numpy arrays.
+
+Needs only iree-base-runtime, numpy and ml_dtypes (never the compiler):
+
+    import oxla.runtime as ort
+    mod = ort.load(vmfb_bytes_or_path, device="local-task")
+    y = mod.main(x1, x2)                    # numpy in, numpy out
+    fut = mod.main.call_async(x1, x2)       # concurrent.futures.Future
+    mod.functions()                         # signatures from the vmfb's reflection
+    ort.devices()                           # drivers and whether each works here
+"""
+
+from oxla.runtime.drivers import Device, DeviceInfo, devices, get_device
+from oxla.runtime.dtypes import ElementType
+from oxla.runtime.errors import DeviceError, InvocationError, ModuleLoadError
+from oxla.runtime.module import Function, Module, load
+from oxla.runtime.signature import Signature, ValueSpec
+
+__all__ = [
+    "Device",
+    "DeviceError",
+    "DeviceInfo",
+    "ElementType",
+    "Function",
+    "InvocationError",
+    "Module",
+    "ModuleLoadError",
+    "Signature",
+    "ValueSpec",
+    "devices",
+    "get_device",
+    "load",
+]

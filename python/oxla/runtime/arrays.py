@@ -1,0 +1,97 @@
+"""Host arrays in and out of the VM: argument coercion, upload, and readback to numpy."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import iree.runtime as rt
+
+from oxla.runtime import dtypes
+from oxla.runtime.dtypes import ElementType
+
+# Arguments go to device-local memory; the HAL stages them if the host cannot write there.
+UPLOAD_MEMORY = int(rt.MemoryType.DEVICE_LOCAL)
+UPLOAD_USAGE = int(rt.BufferUsage.DEFAULT)
+# Results that the host cannot map are copied into a buffer it can.
+_STAGING_MEMORY = rt.MemoryType.HOST_LOCAL | rt.MemoryType.DEVICE_VISIBLE
+_STAGING_USAGE = rt.BufferUsage.TRANSFER_TARGET | rt.BufferUsage.MAPPING_SCOPED
+_PYTHON_VALUES = (bool, int, float, complex, list, tuple)
+# Kinds a Python value may turn into, per target kind ("b"ool, "i"/"u"nsigned int, "f"loat, "c"omplex).
+_ACCEPTS = {"b": "b", "i": "biu", "u": "biu", "f": "biuf", "c": "biufc"}
+
+
+def is_python_value(value) -> bool:
+    """Whether `value` is an untyped Python scalar or list (numpy scalars are typed)."""
+    return isinstance(value, _PYTHON_VALUES) and not isinstance(value, np.generic)
+
+
+def as_array(value) -> np.ndarray:
+    """An ndarray for anything array-like: ndarrays, numpy scalars, DLPack producers, lists."""
+    if isinstance(value, np.ndarray):
+        return value if type(value) is np.ndarray else np.asarray(value)
+    if hasattr(value, "__dlpack__") and not is_python_value(value):
+        try:
+            return np.from_dlpack(value)
+        except (TypeError, ValueError, RuntimeError, BufferError):
+            pass  # not on the CPU, or a layout numpy cannot view: try the array protocol
+    return np.asarray(value)
+
+
+def _kind(dtype: np.dtype) -> str:
+    """numpy's kind letter, with ml_dtypes floats (kind "V") counted as floats."""
+    return "f" if dtype.kind == "V" and dtype.itemsize <= 2 else dtype.kind
+
+
+def convert_lossless(value, dtype: np.dtype) -> np.ndarray | None:
+    """`value` (a Python scalar or list) as `dtype`, or None when that would change it.
+
+    Integers and booleans must survive the round trip exactly; Python floats
+    may round to a narrower float type but must not overflow to inf or NaN.
+    """
+    try:
+        src = np.asarray(value)
+    except (ValueError, OverflowError, TypeError):
+        return None
+    target = _kind(dtype)
+    if src.dtype.kind not in _ACCEPTS.get(target, ""):
+        return None
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = src.astype(dtype)
+        if src.dtype.kind in "biu":
+            ok = np.array_equal(out.astype(src.dtype), src)
+        else:
+            wide = np.complex128 if "c" in (target, src.dtype.kind) else np.float64
+            ok = np.array_equal(np.isfinite(out.astype(wide)), np.isfinite(src))
+    return out if ok else None
+
+
+def _staged(device: rt.HalDevice, buffer: rt.HalBuffer) -> rt.MappedMemory:
+    """Copy a device-only buffer into host-mappable memory and map that."""
+    staging = device.allocator.allocate_buffer(_STAGING_MEMORY, _STAGING_USAGE, buffer.byte_length())
+    done = rt.HalFence.create_at(device.create_semaphore(0), 1)
+    device.queue_copy(buffer, staging, rt.HalFence(1), done)
+    done.wait()
+    return staging.map()
+
+
+def to_host(device: rt.HalDevice, view: rt.HalBufferView, element: ElementType) -> np.ndarray:
+    """A numpy array that owns a copy of a result buffer view, on any device."""
+    try:
+        mapped = view.map()
+    except Exception:  # e.g. Vulkan: device-local results are not host-mappable
+        mapped = _staged(device, view.get_buffer())
+    shape = view.shape
+    flat = np.frombuffer(mapped, element.storage, math.prod(shape))
+    # astype copies: the array must not alias memory the device may reuse or free.
+    return flat.reshape(shape).astype(element.dtype)
+
+
+def element_of(view: rt.HalBufferView) -> ElementType:
+    """The element type a result buffer view's HAL tag stands for."""
+    element = dtypes.from_hal(view.element_type)
+    if element is None:
+        raise TypeError(f"result has HAL element type {view.element_type!r}, which has no numpy dtype")
+    return element

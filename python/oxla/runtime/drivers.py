@@ -1,0 +1,129 @@
+"""HAL drivers and devices: which exist, which work here, and one shared device per name."""
+
+from __future__ import annotations
+
+import ctypes
+import threading
+from dataclasses import dataclass
+
+import iree.runtime as rt
+from iree.runtime import _binding
+
+from oxla.runtime.errors import DeviceError, iree_message
+
+_LOCK = threading.RLock()
+_DEVICES: dict[str, "Device | str"] = {}  # name -> Device, or the reason it cannot be created
+_INSTANCE: list[rt.VmInstance] = []
+
+
+@dataclass(frozen=True)
+class DeviceInfo:
+    """What `devices()` reports for one driver: can it create a device here, and which."""
+
+    name: str
+    available: bool
+    detail: str  # the device's own name when available, the reason when not
+
+    def __str__(self) -> str:
+        return f"{self.name}: {'available' if self.available else 'unavailable'} ({self.detail})"
+
+
+class Device:
+    """A HAL device shared by every module loaded on it; lives as long as the process."""
+
+    __slots__ = ("name", "hal", "description", "hal_module")
+
+    def __init__(self, name: str, hal: rt.HalDevice, description: str) -> None:
+        self.name = name
+        self.hal = hal
+        self.description = description
+        self.hal_module = rt.create_hal_module(instance(), hal)
+
+    def __repr__(self) -> str:
+        return f"<oxla.runtime.Device {self.name} ({self.description})>"
+
+
+def _immortal(obj) -> None:
+    """Keep `obj` alive until the process ends.
+
+    IREE objects that hold buffers (VM lists, buffer views, mappings) crash the
+    interpreter if they are freed after their device; at shutdown Python frees
+    module globals in no useful order, so devices and the VM instance are never freed.
+    """
+    ctypes.pythonapi.Py_IncRef(ctypes.py_object(obj))
+
+
+def instance() -> rt.VmInstance:
+    """The process's one VM instance."""
+    if not _INSTANCE:
+        with _LOCK:
+            if not _INSTANCE:
+                vm_instance = rt.VmInstance()
+                _immortal(vm_instance)
+                # Immortal objects would otherwise be reported as leaks at exit.
+                getattr(_binding, "disable_leak_checker", lambda: None)()
+                _INSTANCE.append(vm_instance)
+    return _INSTANCE[0]
+
+
+def driver_names() -> list[str]:
+    """The HAL drivers compiled into iree.runtime, sorted."""
+    return sorted(rt.HalDriver.query())
+
+
+def _describe(driver: rt.HalDriver) -> str:
+    """The first device's name as the driver reports it, or the driver's own."""
+    try:
+        found = driver.query_available_devices()
+    except Exception:
+        found = []
+    return (found[0].get("name") if found else None) or "default"
+
+
+def _create(name: str) -> "Device | str":
+    """A new Device for driver `name`, or the reason none can be created."""
+    try:
+        driver = rt.get_driver(name)
+        hal = driver.create_default_device()
+    except Exception as e:
+        return iree_message(e)
+    _immortal(hal)
+    return Device(name, hal, _describe(driver))
+
+
+def _lookup(name: str) -> "Device | str":
+    """The cached Device or failure reason for a known driver name."""
+    with _LOCK:
+        if name not in _DEVICES:
+            instance()
+            _DEVICES[name] = _create(name)
+        return _DEVICES[name]
+
+
+def devices() -> list[DeviceInfo]:
+    """Every driver iree.runtime has, and whether it can create a device on this machine."""
+    infos = []
+    for name in driver_names():
+        found = _lookup(name)
+        ok = isinstance(found, Device)
+        infos.append(DeviceInfo(name, ok, found.description if ok else found))
+    return infos
+
+
+def get_device(device: "str | Device") -> Device:
+    """The shared Device for a driver name; DeviceError names the valid or available ones."""
+    if isinstance(device, Device):
+        return device
+    if not isinstance(device, str):
+        raise TypeError(f"device must be a driver name such as 'local-task', got {type(device).__name__}")
+    names = driver_names()
+    if device not in names:
+        raise DeviceError(f"unknown device {device!r}; valid names: {', '.join(names)}")
+    found = _lookup(device)
+    if isinstance(found, Device):
+        return found
+    available = [d.name for d in devices() if d.available]
+    raise DeviceError(
+        f"device {device!r} cannot be created here: {found}; "
+        f"available devices: {', '.join(available) or 'none'}"
+    )
