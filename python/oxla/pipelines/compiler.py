@@ -24,6 +24,10 @@ from oxla.pipelines.targets import Target, resolve
 
 Hook = Union[str, Callable]
 
+# oxla's own passes that run before IREE's input phase: they rewrite valid
+# StableHLO that IREE would reject into forms it lowers.
+INPUT_LEGALIZATION = "builtin.module(oxla-canonicalize-scatter)"
+
 # Flags that name the target: oxla sets the target through the module (see
 # device_target), never per session, where list options only grow.
 _RESERVED_FLAGS = ("--iree-hal-target-device", "--iree-hal-local-target-device-backends")
@@ -276,6 +280,7 @@ def compile(
     keep_f64: bool | None = None,
     opt_level: str | None = None,
     flags: list[str] | tuple[str, ...] = (),
+    legalize: bool = True,
 ):
     """Compiles StableHLO (a module, MLIR text or bytecode, a portable artifact, a path).
 
@@ -283,7 +288,8 @@ def compile(
     (or cpu=/gpu=). compile_to='<phase>' returns the module at that phase;
     compile_from='<phase>' resumes a module that is at that phase. hooks map
     'after:<phase>'/'before:<phase>' to oxla pipeline strings or callables
-    taking the module. Returns an Artifact (or the module with compile_to).
+    taking the module. legalize=False skips oxla's input legalization
+    (INPUT_LEGALIZATION). Returns an Artifact (or the module with compile_to).
     """
     tgt, chip = resolve(target)
     chip = cpu or gpu or chip or tgt.default_chip
@@ -312,6 +318,8 @@ def compile(
     compiler.use_flags([f for f in all_flags if not f.startswith(_RESERVED_FLAGS + (tgt.chip_flag,))])
     if start < phase_index("preprocessing"):
         _assign_device(module, tgt, chip)
+    if start == 0 and legalize:
+        transforms.run(module, INPUT_LEGALIZATION)
     times: dict[str, float] = {}
     last = min(stop, phase_index("vm"))
     compiler.run_phases(module, start, last, boundaries, times)

@@ -39,6 +39,7 @@ BUILTIN_PASS_MODULES = (
     "oxla.transforms.stats",
     "oxla.transforms.dce",
     "oxla.transforms.locations",
+    "oxla.transforms.scatter",
 )
 
 _REGISTRY: dict[str, type["Pass"]] = {}
