@@ -5,6 +5,7 @@
 // RUN: oxla-opt --list-passes | FileCheck %s --check-prefix=ORDER
 
 // CHECK:      Python passes (oxla):
+// CHECK-NEXT:   --oxla-canonicalize-scatter{{ +}}- Rewrites stablehlo.scatter into the [batch, index] / [batch, window...] form IREE lowers.
 // CHECK-NEXT:   --oxla-dce{{ +}}- Removes unused side-effect-free ops and unreferenced private functions.
 // CHECK-NEXT:       functions=<bool> (default true)
 // CHECK-NEXT:   --oxla-print-op-stats{{ +}}- Prints the number of ops per dialect and per op name (to stderr, or appended to `output`).
