@@ -74,6 +74,11 @@ config.substitutions.append(
 )
 config.substitutions.append((COMMAND_WORD % "FileCheck", filecheck_cmd))
 config.substitutions.append((COMMAND_WORD % "oxla-opt", quote(oxla_opt)))
+for tool in ("oxla-compile", "oxla-run"):
+    path = find_tool(tool)
+    if not path:
+        lit_config.fatal("%s not found next to %s nor on PATH: run `pip install -e .[test]`" % (tool, sys.executable))
+    config.substitutions.append((COMMAND_WORD % tool, quote(path)))
 config.substitutions.append((COMMAND_WORD % "not", not_cmd))
 
 lit_config.note("oxla-opt: %s" % oxla_opt)
