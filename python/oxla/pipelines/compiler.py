@@ -26,7 +26,7 @@ Hook = Union[str, Callable]
 
 # oxla's own passes that run before IREE's input phase: they rewrite valid
 # StableHLO that IREE would reject into forms it lowers.
-INPUT_LEGALIZATION = "builtin.module(oxla-canonicalize-scatter)"
+INPUT_LEGALIZATION = "builtin.module(oxla-canonicalize-scatter,oxla-split-complex-constants)"
 
 # Flags that name the target: oxla sets the target through the module (see
 # device_target), never per session, where list options only grow.

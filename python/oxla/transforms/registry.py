@@ -40,6 +40,7 @@ BUILTIN_PASS_MODULES = (
     "oxla.transforms.dce",
     "oxla.transforms.locations",
     "oxla.transforms.scatter",
+    "oxla.transforms.complex",
 )
 
 _REGISTRY: dict[str, type["Pass"]] = {}

@@ -11,6 +11,7 @@
 // CHECK-NEXT:   --oxla-print-op-stats{{ +}}- Prints the number of ops per dialect and per op name (to stderr, or appended to `output`).
 // CHECK-NEXT:       json=<bool> (default false)
 // CHECK-NEXT:       output=<str> (default -)
+// CHECK-NEXT:   --oxla-split-complex-constants{{ +}}- Rewrites complex<f64> constants as stablehlo.complex of two f64 constants (IREE crashes on them).
 // CHECK-NEXT:   --oxla-strip-locations{{ +}}- Replaces the locations of all ops and block arguments with unknown locations.
 // CHECK-NEXT: Native passes (MLIR/IREE):
 // CHECK-DAG:    --canonicalize{{ +}}- Canonicalize operations

@@ -1,0 +1,85 @@
+"""Dense element attributes <-> numpy arrays, for every element type StableHLO uses.
+
+The bindings' buffer protocol covers the common integer and float types;
+bf16, f8 and complex come back through the attribute's printed form (its
+hex blob when MLIR prints one, else its literal values).
+"""
+
+from __future__ import annotations
+
+import re
+
+import ml_dtypes
+import numpy as np
+
+from oxla import ir
+
+# MLIR element type spelling -> numpy dtype
+DTYPES: dict[str, np.dtype] = {
+    "i1": np.dtype(np.bool_), "i8": np.dtype(np.int8), "i16": np.dtype(np.int16),
+    "i32": np.dtype(np.int32), "i64": np.dtype(np.int64),
+    "ui8": np.dtype(np.uint8), "ui16": np.dtype(np.uint16), "ui32": np.dtype(np.uint32),
+    "ui64": np.dtype(np.uint64), "f16": np.dtype(np.float16), "bf16": np.dtype(ml_dtypes.bfloat16),
+    "f32": np.dtype(np.float32), "f64": np.dtype(np.float64),
+    "complex<f32>": np.dtype(np.complex64), "complex<f64>": np.dtype(np.complex128),
+    "f8E4M3FN": np.dtype(ml_dtypes.float8_e4m3fn), "f8E5M2": np.dtype(ml_dtypes.float8_e5m2),
+}
+_BITS_OF = {2: np.uint16, 4: np.uint32, 8: np.uint64, 1: np.uint8}
+_HEX_BLOB = re.compile(r'dense<"0x([0-9A-Fa-f]*)">')
+_TOKEN = re.compile(r"0x[0-9A-Fa-f]+|true|false|[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|inf|nan)")
+
+
+def dtype_of(element_type) -> np.dtype:
+    """The numpy dtype for an MLIR element type (KeyError naming it when there is none)."""
+    name = str(element_type)
+    if name not in DTYPES:
+        raise KeyError(f"no numpy dtype for element type {name}")
+    return DTYPES[name]
+
+
+def to_numpy(attr) -> np.ndarray:
+    """The values of a dense elements attribute as a numpy array of the matching dtype."""
+    shaped = ir.ShapedType(attr.type)
+    return parse_dense(str(attr).rsplit(" : ", 1)[0], shaped)
+
+
+def constant_value(op) -> np.ndarray:
+    """The value of a `stablehlo.constant`, for every element type.
+
+    Read from the op's printed form: the bindings cannot hand complex dense
+    attributes to Python at all.
+    """
+    text = op.get_asm(print_generic_op_form=True, assume_verified=True)
+    start = text.index("value = ") + len("value = ")
+    end = text.index("}>", start)
+    return parse_dense(text[start:end].rsplit(" : ", 1)[0], ir.ShapedType(op.results[0].type))
+
+
+def parse_dense(text: str, shaped) -> np.ndarray:
+    """Values of a printed `dense<...>` literal (without its type) for a shaped type."""
+    dtype, shape = dtype_of(shaped.element_type), tuple(shaped.shape)
+    blob = _HEX_BLOB.match(text)
+    if blob:
+        flat = np.frombuffer(bytes.fromhex(blob.group(1)), dtype=dtype)
+        return np.broadcast_to(flat, shape).copy() if flat.size == 1 else flat.reshape(shape)
+    tokens = _TOKEN.findall(text[len("dense<"): text.rindex(">")])
+    flat = _from_tokens(tokens, dtype)
+    size = int(np.prod(shape)) if shape else 1
+    return (np.full(size, flat[0], dtype=dtype) if flat.size == 1 and size != 1 else flat).reshape(shape)
+
+
+def _from_tokens(tokens: list[str], dtype: np.dtype) -> np.ndarray:
+    """Printed scalars (decimal, true/false, or 0x bit patterns for special floats) as an array."""
+    if dtype.kind == "c":
+        part = np.dtype(np.float64 if dtype.itemsize == 16 else np.float32)
+        parts = _from_tokens(tokens, part)
+        out = np.empty(len(parts) // 2, dtype=dtype)
+        out.real, out.imag = parts[0::2], parts[1::2]  # keeps -0.0 and infinities exact
+        return out
+    if dtype == np.bool_:
+        return np.array([t in ("true", "1") for t in tokens], dtype=dtype)
+    if dtype.kind in "iu":
+        return np.array([int(t, 0) for t in tokens], dtype=dtype)
+    bits = _BITS_OF[dtype.itemsize]
+    return np.array([np.array(int(t, 16), dtype=bits).view(dtype) if t.startswith("0x") else float(t)
+                     for t in tokens], dtype=np.float64).astype(dtype) if tokens else np.zeros(0, dtype)
