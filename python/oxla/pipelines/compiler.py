@@ -24,9 +24,13 @@ from oxla.pipelines.targets import Target, resolve
 
 Hook = Union[str, Callable]
 
-# oxla's own passes that run before IREE's input phase: they rewrite valid
-# StableHLO that IREE would reject into forms it lowers.
-INPUT_LEGALIZATION = "builtin.module(oxla-canonicalize-scatter,oxla-split-complex-constants)"
+# oxla's own passes that run before IREE's input phase, in order: they rewrite
+# valid StableHLO that IREE would reject (or miscompile) into forms it lowers.
+INPUT_LEGALIZATION_PASSES = (
+    "oxla-canonicalize-scatter",
+    "oxla-split-complex-constants",
+)
+INPUT_LEGALIZATION = f"builtin.module({','.join(INPUT_LEGALIZATION_PASSES)})"
 
 # Flags that name the target: oxla sets the target through the module (see
 # device_target), never per session, where list options only grow.
