@@ -24,6 +24,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--device", help="runtime device (default: the target's)")
     p.add_argument("--filter", default="*", help="only programs whose file name matches this glob")
     p.add_argument("--json", help="write every result to this JSON file")
+    p.add_argument("--timeout", type=float, default=300.0, help="seconds one program may take (default 300)")
     p.add_argument("--quiet", action="store_true", help="print failures only, then the summary")
     p.add_argument("--no-fail", action="store_true", help="exit 0 even when programs fail")
     return p
@@ -55,26 +56,57 @@ def summary(results) -> str:
     return "\n".join(lines)
 
 
-def run_isolated(paths: list[str], target: str, device: str | None):
-    """Yields each program's Result, running them in a worker process that is
-    replaced when a program kills it (a trap in generated code, say)."""
-    import concurrent.futures as cf
-    import multiprocessing
+def _worker(connection) -> None:
+    """Runs programs sent over `connection` until told to stop (None)."""
+    from oxla.testing.conformance import run_program
 
-    from oxla.testing.conformance import Result, run_program
+    while (job := connection.recv()) is not None:
+        connection.send(run_program(*job))
 
-    context = multiprocessing.get_context("spawn")
-    pool = cf.ProcessPoolExecutor(max_workers=1, mp_context=context)
+
+class _Worker:
+    """A process that runs one program at a time; replaced when a program kills or hangs it."""
+
+    def __init__(self) -> None:
+        import multiprocessing
+
+        self.connection, theirs = multiprocessing.Pipe()
+        self.process = multiprocessing.get_context("spawn").Process(target=_worker, args=(theirs,), daemon=True)
+        self.process.start()
+
+    def run(self, job: tuple, timeout: float):
+        """The program's Result, or None when the worker died or ran past `timeout`."""
+        self.connection.send(job)
+        try:
+            if self.connection.poll(timeout):
+                return self.connection.recv()
+        except (EOFError, ConnectionError):
+            pass
+        return None
+
+    def close(self) -> None:
+        self.process.kill()
+        self.process.join()
+
+
+def run_isolated(paths: list[str], target: str, device: str | None, timeout: float = 300.0):
+    """Yields each program's Result, run in a worker process that is replaced when
+    a program kills it (a trap in generated code, say) or runs past `timeout` seconds."""
+    from oxla.testing.conformance import Result
+
+    worker = _Worker()
     try:
         for path in paths:
-            try:
-                yield pool.submit(run_program, path, target, device).result()
-            except cf.process.BrokenProcessPool:
-                yield Result(os.path.basename(path), "crash", "the program killed the process running it")
-                pool.shutdown(wait=False, cancel_futures=True)
-                pool = cf.ProcessPoolExecutor(max_workers=1, mp_context=context)
+            result = worker.run((path, target, device), timeout)
+            if result is None:
+                alive = worker.process.is_alive()
+                worker.close()
+                worker = _Worker()
+                reason = f"ran past {timeout:g} s" if alive else "the program killed the process running it"
+                result = Result(os.path.basename(path), "timeout" if alive else "crash", reason)
+            yield result
     finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+        worker.close()
 
 
 def run(argv: list[str] | None = None) -> int:
@@ -84,7 +116,7 @@ def run(argv: list[str] | None = None) -> int:
         print("oxla-conformance: error: no program matches", file=sys.stderr)
         return 1
     results = []
-    for result in run_isolated(paths, args.target, args.device):
+    for result in run_isolated(paths, args.target, args.device, args.timeout):
         results.append(result)
         if not args.quiet or result.status != "pass":
             where = f" [{result.phase}]" if result.phase else ""
