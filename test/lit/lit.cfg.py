@@ -81,6 +81,18 @@ for tool in ("oxla-compile", "oxla-run"):
     config.substitutions.append((COMMAND_WORD % tool, quote(path)))
 config.substitutions.append((COMMAND_WORD % "not", not_cmd))
 
+def _vulkan_device_available():
+    """True when oxla.runtime can create a Vulkan device here (Mesa's lavapipe counts)."""
+    import subprocess
+
+    probe = "from oxla.runtime import devices; print(any(d.name == 'vulkan' and d.available for d in devices()))"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    return out.stdout.strip() == "True"
+
+
+if _vulkan_device_available():
+    config.available_features.add("vulkan")
+
 lit_config.note("oxla-opt: %s" % oxla_opt)
 lit_config.note("FileCheck: %s" % filecheck_cmd)
 lit_config.note("not: %s" % not_cmd)
