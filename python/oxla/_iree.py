@@ -122,26 +122,32 @@ def tool_path(name: str) -> str:
 
 
 class CapturedStderr:
-    """Collects what native code writes to file descriptor 2 inside a `with`.
+    """Collects what native code writes to file descriptor 2 (and 1 with stdout=True) inside a `with`.
 
-    LLVM's option parser reports bad pass options straight to stderr; oxla
-    folds that text into its own error instead of letting it leak.
+    LLVM reports bad pass options, and IREE's linker its errors, straight to
+    the process's streams; oxla folds that text into its own errors instead.
     """
+
+    def __init__(self, stdout: bool = False) -> None:
+        self.fds = (1, 2) if stdout else (2,)
+        self.text = ""
 
     def __enter__(self) -> "CapturedStderr":
         import sys
         import tempfile
 
+        sys.stdout.flush()
         sys.stderr.flush()
         self._file = tempfile.TemporaryFile()
-        self._saved = os.dup(2)
-        os.dup2(self._file.fileno(), 2)
-        self.text = ""
+        self._saved = [os.dup(fd) for fd in self.fds]
+        for fd in self.fds:
+            os.dup2(self._file.fileno(), fd)
         return self
 
     def __exit__(self, *exc) -> None:
-        os.dup2(self._saved, 2)
-        os.close(self._saved)
+        for fd, saved in zip(self.fds, self._saved):
+            os.dup2(saved, fd)
+            os.close(saved)
         self._file.seek(0)
         self.text = self._file.read().decode("utf-8", "replace")
         self._file.close()

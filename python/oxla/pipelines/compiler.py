@@ -11,13 +11,14 @@ import ctypes
 import functools
 import os
 import re
+import sys
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Mapping, Union
 
 from oxla import ir, transforms
-from oxla._iree import c_function, with_gil
-from oxla.diagnostics import Diagnostic, DiagnosticCollector
+from oxla._iree import CapturedStderr, c_function, with_gil
+from oxla.diagnostics import Diagnostic, DiagnosticCollector, SourceLocation
 from oxla.errors import OxlaError
 from oxla.pipelines.phases import PHASES, hook_boundary, phase_index
 from oxla.pipelines.targets import Target, resolve
@@ -134,10 +135,12 @@ class _Compiler:
             inv.import_module(module.operation)
             self._from(inv._inv_p, after.encode())
             self._to(inv._inv_p, upto.encode())
-            with DiagnosticCollector(ir.context(), ("error",)) as diags:
+            with DiagnosticCollector(ir.context(), ("error",)) as diags, CapturedStderr(stdout=True) as native:
                 ok = self._pipeline(inv._inv_p, 0)
             if not ok:
-                raise CompileError(upto, diags.diagnostics)
+                raise CompileError(upto, diags.diagnostics + _native_output(native.text))
+            if native.text:
+                sys.stderr.write(native.text)
         finally:
             inv.close()
 
@@ -167,6 +170,15 @@ def _compiler() -> _Compiler:
     if _COMPILER is None:
         _COMPILER = _Compiler()
     return _COMPILER
+
+
+def _native_output(text: str, keep: int = 12) -> list[Diagnostic]:
+    """What the compiler's tools (the linker, say) printed, as notes: the first lines only."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    if not lines:
+        return []
+    shown = "\n".join(lines[:keep]) + (f"\n... ({len(lines) - keep} more lines)" if len(lines) > keep else "")
+    return [Diagnostic("note", SourceLocation(), f"compiler tool output:\n{shown}")]
 
 
 def _split_flag(flag: str) -> tuple[str, str]:

@@ -240,6 +240,9 @@ def _first_line(exc: BaseException) -> str:
     """The message without compiler noise: the first diagnostic line that says something."""
     lines = [line for line in str(exc).splitlines() if line.strip()]
     for line in lines:
+        if "undefined symbol" in line:  # a link failure: name what is missing
+            return line.strip()[:300]
+    for line in lines:
         if ": error: " in line:
             return line.split(": error: ", 1)[1][:300]
     return (lines[0] if lines else type(exc).__name__)[:300]
