@@ -45,3 +45,10 @@ def test_main_command_runs_on_the_bundled_example():
     assert "@unused_gelu" not in out.stdout and out.stdout.count("stablehlo.exponential") == 1
     totals = [line.split()[-1] for line in out.stderr.splitlines() if line.strip().startswith("total")]
     assert totals == ["31", "26"]
+
+
+def test_compile_and_run_example():
+    code = _readme_block("readme-example: compile-and-run", "python") + "\nprint(probs.sum(axis=1).round(5).tolist())\n"
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[1.0, 1.0, 1.0, 1.0]"  # softmax rows
