@@ -97,13 +97,19 @@ def run_isolated(paths: list[str], target: str, device: str | None, timeout: flo
     worker = _Worker()
     try:
         for path in paths:
-            result = worker.run((path, target, device), timeout)
-            if result is None:
+            # A crash may come from damage an earlier program left in the shared
+            # worker: a crashed program gets one more try in a fresh worker.
+            for attempt in (1, 2):
+                result = worker.run((path, target, device), timeout)
+                if result is not None:
+                    break
                 alive = worker.process.is_alive()
                 worker.close()
                 worker = _Worker()
                 reason = f"ran past {timeout:g} s" if alive else "the program killed the process running it"
                 result = Result(os.path.basename(path), "timeout" if alive else "crash", reason)
+                if alive:
+                    break
             yield result
     finally:
         worker.close()
