@@ -39,6 +39,10 @@ def session() -> CompilerSession:
         # IREE's session accepts unknown dialects; oxla, like mlir-opt, rejects
         # them unless asked (see allow_unregistered).
         _SESSION.context.allow_unregistered_dialects = False
+        # Load every dialect now (8 ms): a pass that builds ops of a dialect
+        # the input did not use would otherwise load it mid-pipeline, which
+        # MLIR does not support (ops came out with the wrong names).
+        _SESSION.context.load_all_available_dialects()
     return _SESSION
 
 

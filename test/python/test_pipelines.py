@@ -103,17 +103,16 @@ def test_flags_do_not_leak_between_compiles():
 
 
 def test_unlowerable_op_names_op_location_and_phase():
-    src = ('func.func @f(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>) -> tensor<4x4xf32> {\n'
-           '  %0 = "stablehlo.triangular_solve"(%a, %b) {left_side = true, lower = true, '
-           'transpose_a = #stablehlo<transpose NO_TRANSPOSE>, unit_diagonal = false} '
-           ': (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>\n'
-           '  return %0 : tensor<4x4xf32>\n}\n')
+    src = ('func.func @f(%t: !stablehlo.token) -> tensor<4xf32> {\n'
+           '  %0:2 = "stablehlo.infeed"(%t) {infeed_config = "", layout = [[0]]} '
+           ': (!stablehlo.token) -> (tensor<4xf32>, !stablehlo.token)\n'
+           '  return %0#0 : tensor<4xf32>\n}\n')
     with pytest.raises(CompileError) as info:
         compile(ir.parse(src, name="ts.mlir"))
     err = info.value
     assert err.phase == "input"
-    assert str(err).startswith("compilation failed in phase 'input':\nts.mlir:2:8: error: failed to legalize "
-                               "operation 'stablehlo.triangular_solve'")
+    assert str(err).startswith("compilation failed in phase 'input':\nts.mlir:2:10: error: failed to legalize "
+                               "operation 'stablehlo.infeed'")
     assert "see current operation" not in str(err)
 
 

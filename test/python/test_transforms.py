@@ -263,3 +263,22 @@ def test_native_anchor_names_the_op_a_native_pass_needs():
 
     assert native_anchor("cse") is None
     assert native_anchor("chlo-legalize-to-stablehlo") == "func.func"
+
+
+def test_a_pass_may_build_ops_of_dialects_the_input_never_used():
+    @register_pass
+    class AddIota(Pass):
+        """Builds a stablehlo op in a module that had none (test helper)."""
+
+        name = "oxla-test-add-iota"
+        anchor = "func.func"
+
+        def run(self, op):
+            block = op.regions[0].blocks[0]
+            with ir.InsertionPoint.at_block_begin(block):
+                ir.Operation.create("stablehlo.iota", results=[ir.RankedTensorType.get([4], ir.F32Type.get())],
+                                    attributes={"iota_dimension": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 0)})
+
+    module = ir.parse("func.func @f() {\n  return\n}\n")
+    transforms.run(module, "builtin.module(func.func(oxla-test-add-iota))")
+    assert "stablehlo.iota dim = 0 : tensor<4xf32>" in ir.to_text(module)

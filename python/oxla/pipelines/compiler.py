@@ -30,6 +30,12 @@ Hook = Union[str, Callable]
 INPUT_LEGALIZATION_PASSES = (
     "oxla-canonicalize-scatter",
     "oxla-split-complex-constants",
+    "oxla-legalize-select-and-scatter",
+    "oxla-legalize-unsigned",
+    "oxla-legalize-fft",
+    "oxla-legalize-top-k",
+    "oxla-legalize-triangular-solve",
+    "oxla-expand-math",
 )
 INPUT_LEGALIZATION = f"builtin.module({','.join(INPUT_LEGALIZATION_PASSES)})"
 

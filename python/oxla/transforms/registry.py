@@ -41,6 +41,12 @@ BUILTIN_PASS_MODULES = (
     "oxla.transforms.locations",
     "oxla.transforms.scatter",
     "oxla.transforms.complex",
+    "oxla.transforms.select_and_scatter",
+    "oxla.transforms.unsigned",
+    "oxla.transforms.fft",
+    "oxla.transforms.triangular_solve",
+    "oxla.transforms.top_k",
+    "oxla.transforms.math",
 )
 
 _REGISTRY: dict[str, type["Pass"]] = {}

@@ -247,7 +247,9 @@ def _python_callback(step: _Step, errors: list) -> Callable:
     def callback(op, external_pass) -> None:
         for target in nested_ops(op, step.path):
             try:
-                instance.run(target)
+                # Builders inside the pass get the anchored op's location by default.
+                with target.location:
+                    instance.run(target)
             except PassFailure as exc:
                 (exc.op or target).location.emit_error(str(exc))
                 external_pass.signal_pass_failure()

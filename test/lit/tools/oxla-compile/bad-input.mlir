@@ -7,11 +7,11 @@
 // TARGET: oxla-compile: error: unknown target 'tpu'; targets are: llvm-cpu, vulkan-spirv, cuda, rocm
 // MISSING: oxla-compile: error: could not open input file '{{.*}}missing.mlir': No such file or directory
 // LOWER: compilation failed in phase 'input':
-// LOWER-NEXT: {{.*}}bad-input.mlir:15:8: error: failed to legalize operation 'stablehlo.triangular_solve'
+// LOWER-NEXT: {{.*}}bad-input.mlir:15:10: error: failed to legalize operation 'stablehlo.infeed'
 // LOWER-NOT: see current operation
 // FLAG: oxla-compile: error: invalid compiler flag
 // CHECK-NOT: Traceback
-func.func @f(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>) -> tensor<4x4xf32> {
-  %0 = "stablehlo.triangular_solve"(%a, %b) {left_side = true, lower = true, transpose_a = #stablehlo<transpose NO_TRANSPOSE>, unit_diagonal = false} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
-  return %0 : tensor<4x4xf32>
+func.func @f(%t: !stablehlo.token) -> tensor<4xf32> {
+  %0:2 = "stablehlo.infeed"(%t) {infeed_config = "", layout = [[0]]} : (!stablehlo.token) -> (tensor<4xf32>, !stablehlo.token)
+  return %0#0 : tensor<4xf32>
 }

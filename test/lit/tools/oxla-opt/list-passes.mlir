@@ -8,6 +8,15 @@
 // CHECK-NEXT:   --oxla-canonicalize-scatter{{ +}}- Rewrites stablehlo.scatter into the [batch, index] / [batch, window...] form IREE lowers.
 // CHECK-NEXT:   --oxla-dce{{ +}}- Removes unused side-effect-free ops and unreferenced private functions.
 // CHECK-NEXT:       functions=<bool> (default true)
+// CHECK-NEXT:   --oxla-expand-math{{ +}}- Expands sin/cos/tan/atan2/tanh/cbrt/pow/expm1/log1p and complex exp/log/sqrt/... into libm-free f64 arithmetic.
+// CHECK-NEXT:       backends=<list> (default llvm-cpu)
+// CHECK-NEXT:       ops=<list> (default )
+// CHECK-NEXT:       decompose-chlo=<bool> (default true)
+// CHECK-NEXT:   --oxla-legalize-fft{{ +}}- Rewrites stablehlo.fft forms IREE rejects (several dims, lengths not a power of two, f64) as DFT matmuls.
+// CHECK-NEXT:   --oxla-legalize-select-and-scatter{{ +}}- Rewrites stablehlo.select_and_scatter (which IREE does not lower) as reduce_window + scatter.
+// CHECK-NEXT:   --oxla-legalize-top-k{{ +}}- Rewrites chlo.top_k as a sort that breaks ties by index and slices, so equal values keep their order.
+// CHECK-NEXT:   --oxla-legalize-triangular-solve{{ +}}- Rewrites stablehlo.triangular_solve (which IREE does not lower) as substitution in a stablehlo.while.
+// CHECK-NEXT:   --oxla-legalize-unsigned{{ +}}- Rewrites ops on unsigned integers that IREE rejects (reverse, padded reduce_window) into forms it lowers.
 // CHECK-NEXT:   --oxla-print-op-stats{{ +}}- Prints the number of ops per dialect and per op name (to stderr, or appended to `output`).
 // CHECK-NEXT:       json=<bool> (default false)
 // CHECK-NEXT:       output=<str> (default -)

@@ -1,0 +1,240 @@
+"""oxla-legalize-select-and-scatter: decompose stablehlo.select_and_scatter as XLA does.
+
+IREE does not lower select_and_scatter. The same result comes from two ops
+it does lower:
+
+1. a variadic reduce_window over (operand value, flat operand index) pairs
+   picks, for each window, the element the `select` region chooses;
+2. a scatter (with the op's `scatter` region) of the source values at those
+   flat indices into a tensor filled with init_value.
+
+Ties follow the StableHLO reference scan: of two candidates, the earlier one
+in the operand (the smaller flat index, hence the earlier in window order) is
+the current selection, and the later one replaces it only when `select`
+rejects the current one. Padding is never selected: padded positions carry
+the index `size` (one past the operand), which loses to any real element
+and, for windows of padding only, is scattered into an extra element that is
+sliced off.
+
+The op builders at the top of this module are shared with the other input
+legalizations.
+"""
+
+from __future__ import annotations
+
+import math
+
+from oxla import ir
+from oxla.dialects.elements import to_numpy
+from oxla.transforms.registry import Pass, register_pass
+
+
+# Op builders, shared with the other input legalizations (unsigned, fft, triangular_solve).
+
+
+def shape(value) -> list[int]:
+    """The static shape of a ranked tensor value."""
+    return list(ir.RankedTensorType(value.type).shape)
+
+
+def element(value):
+    """The element type of a ranked tensor value."""
+    return ir.RankedTensorType(value.type).element_type
+
+
+def tensor(dims: list[int], element_type):
+    """A ranked tensor type."""
+    return ir.RankedTensorType.get(list(dims), element_type)
+
+
+def create(name: str, result_types, operands, **attributes):
+    """Builds one op (attributes as objects or MLIR text) at the insertion point; its results."""
+    attrs = {k: ir.Attribute.parse(v) if isinstance(v, str) else v for k, v in attributes.items()}
+    return ir.Operation.create(name, results=list(result_types), operands=list(operands), attributes=attrs).results
+
+
+def one(name: str, result_type, *operands, **attributes):
+    """Builds one single-result op; its result."""
+    return create(name, [result_type], operands, **attributes)[0]
+
+
+def i64_array(values):
+    """A DenseI64ArrayAttr, the form StableHLO's shape attributes take."""
+    return ir.DenseI64ArrayAttr.get([int(v) for v in values])
+
+
+def i64s(op, name: str, default: list[int]) -> list[int]:
+    """An optional i64 array attribute of `op` as a list."""
+    return list(ir.DenseI64ArrayAttr(op.attributes[name])) if name in op.attributes else default
+
+
+def flag(op, name: str) -> bool:
+    """An optional boolean attribute of `op` (false when absent)."""
+    return name in op.attributes and ir.BoolAttr(op.attributes[name]).value
+
+
+def enum_name(op, name: str) -> str:
+    """The case of an enum attribute such as `#stablehlo<fft_type RFFT>`: "RFFT"."""
+    return str(op.attributes[name]).split()[-1].rstrip(">")
+
+
+def splat(value, value_type):
+    """A tensor of `value_type` filled with `value`; complex ones from two real splats (IREE rejects complex<f64>
+    constants)."""
+    kind = ir.ShapedType(value_type).element_type
+    if isinstance(kind, ir.ComplexType):
+        part_type = tensor(ir.ShapedType(value_type).shape, kind.element_type)
+        return one("stablehlo.complex", value_type, splat(complex(value).real, part_type),
+                   splat(complex(value).imag, part_type))
+    literal = repr(float(value)) if isinstance(kind, ir.FloatType) else str(int(value))
+    return one("stablehlo.constant", value_type, value=f"dense<{literal}> : {value_type}")
+
+
+def replace(op, build):
+    """Replaces `op` by what `build(op)` (a value or a list of them) creates just before it, at its location."""
+    with ir.InsertionPoint(op), op.location:
+        built = build(op)
+    results = list(built) if isinstance(built, (list, tuple)) else [built]
+    for old, new in zip(op.results, results):
+        old.replace_all_uses_with(new)
+    op.erase()
+    return results
+
+
+def padding_of(op, rank: int) -> list[tuple[int, int]]:
+    """The (low, high) `padding` of a windowed op per dim; zeros when absent."""
+    if "padding" not in op.attributes:
+        return [(0, 0)] * rank
+    return [tuple(p) for p in to_numpy(op.attributes["padding"]).reshape(rank, 2).tolist()]
+
+
+def pad(value, fill, padding: list[tuple[int, int]], interior: list[int] | None = None):
+    """stablehlo.pad of `value` with the scalar `fill`; `value` itself when nothing is added."""
+    interior = interior or [0] * len(padding)
+    if all(p == (0, 0) for p in padding) and not any(interior):
+        return value
+    dims = [lo + n + max(n - 1, 0) * i + hi for n, (lo, hi), i in zip(shape(value), padding, interior)]
+    return one("stablehlo.pad", tensor(dims, element(value)), value, fill,
+               edge_padding_low=i64_array([lo for lo, _ in padding]),
+               edge_padding_high=i64_array([hi for _, hi in padding]), interior_padding=i64_array(interior))
+
+
+def slice_to(value, limits: list[int]):
+    """The leading `limits` part of `value`; `value` itself when that is all of it."""
+    if shape(value) == list(limits):
+        return value
+    return one("stablehlo.slice", tensor(limits, element(value)), value, start_indices=i64_array([0] * len(limits)),
+               limit_indices=i64_array(limits), strides=i64_array([1] * len(limits)))
+
+
+# The decomposition.
+
+
+def _index_type(size: int):
+    """i32 flat indices while they fit (IREE favours 32-bit), else i64."""
+    return ir.IntegerType.get_signless(32 if size < 2**31 - 1 else 64)
+
+
+def _flat_iota(dims: list[int], index):
+    """The row-major flat index of every element of a tensor of shape `dims`."""
+    flat = one("stablehlo.iota", tensor([math.prod(dims)], index), iota_dimension="0 : i64")
+    return one("stablehlo.reshape", tensor(dims, index), flat)
+
+
+def _compare(direction: str, lhs, rhs):
+    """A scalar stablehlo.compare (i1 result)."""
+    return one("stablehlo.compare", tensor([], ir.IntegerType.get_signless(1)), lhs, rhs,
+               comparison_direction=f"#stablehlo<comparison_direction {direction}>")
+
+
+def _select(pred, on_true, on_false):
+    """A scalar stablehlo.select."""
+    return one("stablehlo.select", on_true.type, pred, on_true, on_false)
+
+
+def _pick_body(block, select_block, sentinel) -> None:
+    """Fills the reduce_window body (v0, i0, v1, i1) -> the pair the scan keeps.
+
+    The select region's ops move in, applied to (earlier, later); the earlier
+    pair is kept when `select` accepts it or the later one is padding.
+    """
+    v0, i0, v1, i1 = block.arguments
+    with ir.InsertionPoint(block):
+        first = _compare("LT", i0, i1)
+        earlier_v, earlier_i = _select(first, v0, v1), _select(first, i0, i1)
+        later_v, later_i = _select(first, v1, v0), _select(first, i1, i0)
+        anchor = later_i.owner
+    a, b = select_block.arguments
+    terminator = select_block.operations[len(select_block.operations) - 1]
+    for op in list(select_block.operations)[:-1]:
+        op.move_after(anchor)
+        anchor = op
+    a.replace_all_uses_with(earlier_v)
+    b.replace_all_uses_with(later_v)
+    accepted = terminator.operands[0]
+    with ir.InsertionPoint(block):
+        keep = one("stablehlo.or", accepted.type, accepted, _compare("EQ", later_i, sentinel))
+        ir.Operation.create("stablehlo.return", operands=[_select(keep, earlier_v, later_v),
+                                                          _select(keep, earlier_i, later_i)])
+
+
+def _window_attrs(op) -> tuple[list[int], list[int], list[tuple[int, int]]]:
+    """window_dimensions, window_strides and padding of the op, defaults filled in."""
+    rank = len(shape(op.operands[0]))
+    return (i64s(op, "window_dimensions", [1] * rank), i64s(op, "window_strides", [1] * rank),
+            padding_of(op, rank))
+
+
+def _selected_indices(op, index, size: int):
+    """reduce_window over (operand, flat index): the flat index each window selects."""
+    operand, source, init = op.operands
+    window, strides, padding = _window_attrs(op)
+    used = [(n - 1) * s + w if n else 0 for n, s, w in zip(shape(source), strides, window)]
+    sentinel = splat(size, tensor([], index))
+    # IREE's reduce_window lowering rejects padding on unsigned types and
+    # miscomputes shapes when strided windows leave a remainder: pad and
+    # slice explicitly instead.
+    inputs = [slice_to(pad(operand, init, padding), used),
+              slice_to(pad(_flat_iota(shape(operand), index), sentinel, padding), used)]
+    scalar = tensor([], element(operand))
+    reduce = ir.Operation.create(
+        "stablehlo.reduce_window", results=[tensor(shape(source), element(v)) for v in inputs],
+        operands=[*inputs, init, sentinel],
+        attributes={"window_dimensions": i64_array(window), "window_strides": i64_array(strides)}, regions=1)
+    body = reduce.regions[0].blocks.append(scalar, sentinel.type, scalar, sentinel.type)
+    _pick_body(body, op.regions[0].blocks[0], sentinel)
+    return reduce.results[1]
+
+
+def _scatter_at(op, indices, size: int):
+    """Combines source values into init_value at flat `indices`; one spare slot for padding-only windows."""
+    _, source, init = op.operands
+    count, kind = math.prod(shape(source)), element(source)
+    base = one("stablehlo.broadcast_in_dim", tensor([size + 1], kind), init, broadcast_dimensions=i64_array([]))
+    scatter = ir.Operation.create(
+        "stablehlo.scatter", results=[base.type],
+        operands=[base, one("stablehlo.reshape", tensor([count, 1], element(indices)), indices),
+                  one("stablehlo.reshape", tensor([count], kind), source)],
+        attributes={"scatter_dimension_numbers": ir.Attribute.parse(
+            "#stablehlo.scatter<inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>")},
+        regions=1)
+    op.regions[1].blocks[0].append_to(scatter.regions[0])
+    return one("stablehlo.reshape", op.results[0].type, slice_to(scatter.result, [size]))
+
+
+def decompose(op):
+    """The select_and_scatter's result from reduce_window + scatter."""
+    size = math.prod(shape(op.operands[0]))
+    return _scatter_at(op, _selected_indices(op, _index_type(size + 1), size), size)
+
+
+@register_pass
+class LegalizeSelectAndScatter(Pass):
+    """Rewrites stablehlo.select_and_scatter (which IREE does not lower) as reduce_window + scatter."""
+
+    name = "oxla-legalize-select-and-scatter"
+    anchor = None
+
+    def run(self, op) -> None:
+        for child in [c for c in ir.ops(op) if c.name == "stablehlo.select_and_scatter"]:
+            replace(child, decompose)

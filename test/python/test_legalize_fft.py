@@ -1,0 +1,78 @@
+"""oxla-legalize-fft: fft forms IREE rejects compile as DFT matmuls and match numpy."""
+
+import numpy as np
+import pytest
+
+from oxla import ir, runtime, transforms
+from oxla.pipelines import CompileError, compile
+
+# name, fft type, input shape, lengths, numpy reference (on complex128/float64), input complex, result type
+CASES = [
+    ("fft_6", "FFT", (3, 6), [6], lambda x: np.fft.fft(x), np.complex64),
+    ("ifft_5x3_f64", "IFFT", (2, 5, 3), [5, 3], lambda x: np.fft.ifft2(x), np.complex128),
+    ("rfft_17_f64", "RFFT", (4, 17), [17], lambda x: np.fft.rfft(x), np.float64),
+    ("rfft_4x6", "RFFT", (2, 4, 6), [4, 6], lambda x: np.fft.rfft2(x), np.float32),
+    ("irfft_33_f64", "IRFFT", (3, 17), [33], lambda x: np.fft.irfft(x, 33), np.complex128),
+    ("irfft_3x4x8", "IRFFT", (2, 3, 4, 5), [3, 4, 8], lambda x: np.fft.irfftn(x, (3, 4, 8), axes=(1, 2, 3)),
+     np.complex64),
+]
+_MLIR = {np.complex64: "complex<f32>", np.complex128: "complex<f64>", np.float32: "f32", np.float64: "f64"}
+_REAL = {np.complex64: np.float32, np.complex128: np.float64, np.float32: np.float32, np.float64: np.float64}
+_COMPLEX = {np.float32: np.complex64, np.float64: np.complex128}
+
+
+def _types(kind, shape, lengths, dtype):
+    """The MLIR operand and result types of the fft."""
+    out = list(shape)
+    if kind == "RFFT":
+        out[-1] = lengths[-1] // 2 + 1
+        result = _MLIR[_COMPLEX[_REAL[dtype]]]
+    elif kind == "IRFFT":
+        out[-1] = lengths[-1]
+        result = _MLIR[_REAL[dtype]]
+    else:
+        result = _MLIR[dtype]
+    dims = lambda s: "x".join(map(str, s))  # noqa: E731
+    return f"tensor<{dims(shape)}x{_MLIR[dtype]}>", f"tensor<{dims(out)}x{result}>"
+
+
+def _program(kind, shape, lengths, dtype) -> str:
+    operand, result = _types(kind, shape, lengths, dtype)
+    return (f"func.func @main(%x: {operand}) -> {result} {{\n"
+            f"  %0 = stablehlo.fft %x, type = {kind}, length = [{', '.join(map(str, lengths))}] : ({operand}) -> {result}\n"
+            f"  return %0 : {result}\n}}\n")
+
+
+def _input(shape, dtype):
+    rng = np.random.default_rng(2)
+    real = rng.standard_normal(shape)
+    return (real + 1j * rng.standard_normal(shape) if dtype in _COMPLEX.values() else real).astype(dtype)
+
+
+@pytest.mark.parametrize("name, kind, shape, lengths, reference, dtype", CASES, ids=[c[0] for c in CASES])
+def test_matches_numpy(name, kind, shape, lengths, reference, dtype):
+    src = _program(kind, shape, lengths, dtype)
+    module = ir.parse(src)
+    transforms.run(module, "builtin.module(oxla-legalize-fft)")
+    assert "stablehlo.fft" not in ir.to_text(module)
+
+    x = _input(shape, dtype)
+    result = np.asarray(runtime.load(compile(src)).main(x))
+    expected = reference(x.astype(np.complex128 if np.iscomplexobj(x) else np.float64))
+    tolerance = 1e-12 if _REAL[dtype] == np.float64 else 1e-5
+    assert result.dtype == expected.astype(result.dtype).dtype
+    np.testing.assert_allclose(result, expected, rtol=0, atol=tolerance * max(1.0, np.abs(expected).max()))
+
+
+def test_iree_rejects_them_unlegalized():
+    with pytest.raises(CompileError, match="stablehlo.fft"):
+        compile(_program("RFFT", (4, 17), [17], np.float32), legalize=False)
+
+
+def test_forms_iree_lowers_left_alone():
+    src = _program("FFT", (3, 8), [8], np.complex64) + _program("IRFFT", (3, 9), [16], np.complex64).replace(
+        "@main", "@irfft")
+    module = ir.parse(src)
+    before = ir.to_text(module)
+    transforms.run(module, "builtin.module(oxla-legalize-fft)")
+    assert ir.to_text(module) == before
