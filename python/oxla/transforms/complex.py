@@ -12,24 +12,22 @@ import numpy as np
 
 from oxla import ir
 from oxla.dialects.elements import constant_value
+from oxla.dialects.stablehlo_build import one, replace, tensor
 from oxla.transforms.registry import Pass, register_pass
 
 
-def _f64_constant(values: np.ndarray, shape: list[int]):
+def _f64_constant(values: np.ndarray, dims: list[int]):
     attr = ir.DenseElementsAttr.get(np.ascontiguousarray(values, dtype=np.float64),
-                                    type=ir.RankedTensorType.get(shape, ir.F64Type.get()))
-    return ir.Operation.create("stablehlo.constant", results=[attr.type], attributes={"value": attr}).result
+                                    type=tensor(dims, ir.F64Type.get()))
+    return one("stablehlo.constant", attr.type, value=attr)
 
 
 def split(op) -> None:
     """Replaces one complex<f64> constant by `stablehlo.complex(real, imag)`."""
     value = constant_value(op)
-    shape = list(value.shape)
-    with ir.InsertionPoint(op), op.location:
-        real, imag = _f64_constant(value.real, shape), _f64_constant(value.imag, shape)
-        joined = ir.Operation.create("stablehlo.complex", results=[op.results[0].type], operands=[real, imag])
-    op.results[0].replace_all_uses_with(joined.result)
-    op.erase()
+    dims = list(value.shape)
+    replace(op, lambda old: one("stablehlo.complex", old.results[0].type,
+                                _f64_constant(value.real, dims), _f64_constant(value.imag, dims)))
 
 
 def _is_complex_f64_constant(op) -> bool:

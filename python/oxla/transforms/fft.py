@@ -20,7 +20,7 @@ import numpy as np
 from oxla import ir
 from oxla.dialects.elements import dtype_of
 from oxla.transforms.registry import Pass, register_pass
-from oxla.transforms.select_and_scatter import element, enum_name, i64_array, i64s, one, replace, shape, tensor
+from oxla.dialects.stablehlo_build import element, enum_name, i64_array, i64s, one, replace, shape, tensor
 
 
 def _real_type(value):

@@ -15,6 +15,7 @@ import math
 import re
 
 from oxla import ir
+from oxla.dialects.stablehlo_build import reshape, shape, transpose
 from oxla.transforms.registry import Pass, register_pass
 
 _FIELD = re.compile(r"(\w+) = (\[[^\]]*\]|\d+)")
@@ -38,37 +39,15 @@ def _format(fields: dict) -> str:
     return f"#stablehlo.scatter<{', '.join(parts)}>"
 
 
-def _shape(value) -> list[int]:
-    return list(ir.RankedTensorType(value.type).shape)
-
-
-def _retyped(value, shape: list[int]):
-    return ir.RankedTensorType.get(shape, ir.RankedTensorType(value.type).element_type)
-
-
-def _transpose(value, perm: list[int]):
-    if perm == sorted(perm):
-        return value
-    shape = _shape(value)
-    return ir.Operation.create("stablehlo.transpose", results=[_retyped(value, [shape[p] for p in perm])],
-                               operands=[value], attributes={"permutation": ir.DenseI64ArrayAttr.get(perm)}).result
-
-
-def _reshape(value, shape: list[int]):
-    if _shape(value) == shape:
-        return value
-    return ir.Operation.create("stablehlo.reshape", results=[_retyped(value, shape)], operands=[value]).result
-
-
 def is_canonical(op) -> bool:
     """True when the scatter already has IREE's form (or uses batching dims, left alone)."""
     dims = dimension_numbers(op.attributes["scatter_dimension_numbers"])
     if dims.get("input_batching_dims"):
         return True
     n = (len(op.operands) - 1) // 2
-    rank, depth = len(_shape(op.operands[0])), len(dims.get("scatter_dims_to_operand_dims", []))
+    rank, depth = len(shape(op.operands[0])), len(dims.get("scatter_dims_to_operand_dims", []))
     inserted = dims.get("inserted_window_dims", [])
-    return (len(_shape(op.operands[n])) == 2 and dims["index_vector_dim"] == 1
+    return (len(shape(op.operands[n])) == 2 and dims["index_vector_dim"] == 1
             and inserted == list(range(len(inserted))) and len(inserted) <= depth
             and dims.get("update_window_dims", []) == list(range(1, rank - len(inserted) + 1))
             and dims.get("scatter_dims_to_operand_dims", []) == list(range(depth)))
@@ -76,13 +55,13 @@ def is_canonical(op) -> bool:
 
 def _indices_as_matrix(indices, ivd: int):
     """Indices as [count, depth]: the index vector last, all batch dims folded into one."""
-    rank = len(_shape(indices))
+    rank = len(shape(indices))
     if ivd == rank:
-        indices = _reshape(indices, _shape(indices) + [1])
+        indices = reshape(indices, shape(indices) + [1])
         rank += 1
-    indices = _transpose(indices, [d for d in range(rank) if d != ivd] + [ivd])
-    batch, depth = _shape(indices)[:-1], _shape(indices)[-1]
-    return _reshape(indices, [math.prod(batch), depth])
+    indices = transpose(indices, [d for d in range(rank) if d != ivd] + [ivd])
+    batch, depth = shape(indices)[:-1], shape(indices)[-1]
+    return reshape(indices, [math.prod(batch), depth])
 
 
 def _updates_as_windows(updates, window: list[int], inserted: list[int], perm: list[int], count: int,
@@ -92,12 +71,12 @@ def _updates_as_windows(updates, window: list[int], inserted: list[int], perm: l
     Each remaining operand dim takes its window from the updates, or size 1
     where it was an inserted dim; at most one transpose and one reshape.
     """
-    shape = _shape(updates)
-    scatter_dims = [d for d in range(len(shape)) if d not in window]
+    dims = shape(updates)
+    scatter_dims = [d for d in range(len(dims)) if d not in window]
     window_of = dict(zip([d for d in range(len(window) + len(inserted)) if d not in inserted], window))
     kept = perm[collapsed:]
-    moved = _transpose(updates, scatter_dims + [window_of[d] for d in kept if d in window_of])
-    return _reshape(moved, [count] + [shape[window_of[d]] if d in window_of else 1 for d in kept])
+    moved = transpose(updates, scatter_dims + [window_of[d] for d in kept if d in window_of])
+    return reshape(moved, [count] + [dims[window_of[d]] if d in window_of else 1 for d in kept])
 
 
 def canonicalize(op):
@@ -110,15 +89,15 @@ def canonicalize(op):
     dims = dimension_numbers(op.attributes["scatter_dimension_numbers"])
     n = (len(op.operands) - 1) // 2
     sdod = dims.get("scatter_dims_to_operand_dims", [])
-    rank = len(_shape(op.operands[0]))
+    rank = len(shape(op.operands[0]))
     perm = sdod + [d for d in range(rank) if d not in sdod]
     inverse = [perm.index(d) for d in range(rank)]
     inserted = dims.get("inserted_window_dims", [])
     collapsed = next((i for i, d in enumerate(sdod) if d not in inserted), len(sdod))
     with ir.InsertionPoint(op), op.location:
         indices = _indices_as_matrix(op.operands[n], dims["index_vector_dim"])
-        count = _shape(indices)[0]
-        inputs = [_transpose(op.operands[i], perm) for i in range(n)]
+        count = shape(indices)[0]
+        inputs = [transpose(op.operands[i], perm) for i in range(n)]
         updates = [_updates_as_windows(op.operands[n + 1 + i], dims.get("update_window_dims", []),
                                        inserted, perm, count, collapsed) for i in range(n)]
         new_dims = {"update_window_dims": list(range(1, rank - collapsed + 1)),
@@ -129,7 +108,7 @@ def canonicalize(op):
         new = ir.Operation.create("stablehlo.scatter", results=[v.type for v in inputs],
                                   operands=[*inputs, indices, *updates], attributes=attrs, regions=1)
         op.regions[0].blocks[0].append_to(new.regions[0])
-        results = [_transpose(r, inverse) for r in new.results]
+        results = [transpose(r, inverse) for r in new.results]
     for old, replacement in zip(op.results, results):
         old.replace_all_uses_with(replacement)
     op.erase()

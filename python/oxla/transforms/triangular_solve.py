@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from oxla import ir
 from oxla.transforms.registry import Pass, register_pass
-from oxla.transforms.select_and_scatter import element, enum_name, flag, i64_array, one, replace, shape, splat, tensor
+from oxla.dialects.stablehlo_build import element, enum_name, flag, i64_array, one, replace, shape, splat, tensor
 
 
 def _i32_constant(value: int):

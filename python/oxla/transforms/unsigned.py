@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from oxla import ir
 from oxla.transforms.registry import Pass, register_pass
-from oxla.transforms.select_and_scatter import create, i64s, pad, padding_of, replace, shape, tensor
+from oxla.dialects.stablehlo_build import create, i64s, pad, padding_of, replace, shape, tensor
 
 
 def _is_unsigned(value) -> bool:

@@ -1,0 +1,122 @@
+"""Small builders for StableHLO ops, shared by oxla's rewrites.
+
+They build at the current insertion point and location (`replace` sets both
+around the op being rewritten). Attributes may be given as objects or as
+MLIR text.
+"""
+
+from __future__ import annotations
+
+from oxla import ir
+from oxla.dialects.elements import to_numpy
+
+
+def shape(value) -> list[int]:
+    """The static shape of a ranked tensor value."""
+    return list(ir.RankedTensorType(value.type).shape)
+
+
+def element(value):
+    """The element type of a ranked tensor value."""
+    return ir.RankedTensorType(value.type).element_type
+
+
+def tensor(dims: list[int], element_type):
+    """A ranked tensor type."""
+    return ir.RankedTensorType.get(list(dims), element_type)
+
+
+def create(name: str, result_types, operands, **attributes):
+    """Builds one op (attributes as objects or MLIR text) at the insertion point; its results."""
+    attrs = {k: ir.Attribute.parse(v) if isinstance(v, str) else v for k, v in attributes.items()}
+    return ir.Operation.create(name, results=list(result_types), operands=list(operands), attributes=attrs).results
+
+
+def one(name: str, result_type, *operands, **attributes):
+    """Builds one single-result op; its result."""
+    return create(name, [result_type], operands, **attributes)[0]
+
+
+def i64_array(values):
+    """A DenseI64ArrayAttr, the form StableHLO's shape attributes take."""
+    return ir.DenseI64ArrayAttr.get([int(v) for v in values])
+
+
+def i64s(op, name: str, default: list[int]) -> list[int]:
+    """An optional i64 array attribute of `op` as a list."""
+    return list(ir.DenseI64ArrayAttr(op.attributes[name])) if name in op.attributes else default
+
+
+def flag(op, name: str) -> bool:
+    """An optional boolean attribute of `op` (false when absent)."""
+    return name in op.attributes and ir.BoolAttr(op.attributes[name]).value
+
+
+def enum_name(op, name: str) -> str:
+    """The case of an enum attribute such as `#stablehlo<fft_type RFFT>`: "RFFT"."""
+    return str(op.attributes[name]).split()[-1].rstrip(">")
+
+
+def splat(value, value_type):
+    """A tensor of `value_type` filled with `value`; complex ones from two real splats (IREE rejects complex<f64>
+    constants)."""
+    kind = ir.ShapedType(value_type).element_type
+    if isinstance(kind, ir.ComplexType):
+        part_type = tensor(ir.ShapedType(value_type).shape, kind.element_type)
+        return one("stablehlo.complex", value_type, splat(complex(value).real, part_type),
+                   splat(complex(value).imag, part_type))
+    literal = repr(float(value)) if isinstance(kind, ir.FloatType) else str(int(value))
+    return one("stablehlo.constant", value_type, value=f"dense<{literal}> : {value_type}")
+
+
+def replace(op, build):
+    """Replaces `op` by what `build(op)` (a value or a list of them) creates just before it, at its location."""
+    with ir.InsertionPoint(op), op.location:
+        built = build(op)
+    results = list(built) if isinstance(built, (list, tuple)) else [built]
+    for old, new in zip(op.results, results):
+        old.replace_all_uses_with(new)
+    op.erase()
+    return results
+
+
+def padding_of(op, rank: int) -> list[tuple[int, int]]:
+    """The (low, high) `padding` of a windowed op per dim; zeros when absent."""
+    if "padding" not in op.attributes:
+        return [(0, 0)] * rank
+    return [tuple(p) for p in to_numpy(op.attributes["padding"]).reshape(rank, 2).tolist()]
+
+
+def pad(value, fill, padding: list[tuple[int, int]], interior: list[int] | None = None):
+    """stablehlo.pad of `value` with the scalar `fill`; `value` itself when nothing is added."""
+    interior = interior or [0] * len(padding)
+    if all(p == (0, 0) for p in padding) and not any(interior):
+        return value
+    dims = [lo + n + max(n - 1, 0) * i + hi for n, (lo, hi), i in zip(shape(value), padding, interior)]
+    return one("stablehlo.pad", tensor(dims, element(value)), value, fill,
+               edge_padding_low=i64_array([lo for lo, _ in padding]),
+               edge_padding_high=i64_array([hi for _, hi in padding]), interior_padding=i64_array(interior))
+
+
+def slice_to(value, limits: list[int]):
+    """The leading `limits` part of `value`; `value` itself when that is all of it."""
+    if shape(value) == list(limits):
+        return value
+    return one("stablehlo.slice", tensor(limits, element(value)), value, start_indices=i64_array([0] * len(limits)),
+               limit_indices=i64_array(limits), strides=i64_array([1] * len(limits)))
+
+
+def transpose(value, perm: list[int]):
+    """stablehlo.transpose by `perm`; `value` itself for the identity."""
+    if list(perm) == sorted(perm):
+        return value
+    dims = shape(value)
+    return one("stablehlo.transpose", tensor([dims[p] for p in perm], element(value)), value,
+               permutation=i64_array(perm))
+
+
+def reshape(value, dims: list[int]):
+    """stablehlo.reshape to `dims`; `value` itself when it already has them."""
+    if shape(value) == list(dims):
+        return value
+    return one("stablehlo.reshape", tensor(dims, element(value)), value)
