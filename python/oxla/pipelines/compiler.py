@@ -30,6 +30,7 @@ Hook = Union[str, Callable]
 INPUT_LEGALIZATION_PASSES = (
     "oxla-canonicalize-scatter",
     "oxla-split-complex-constants",
+    "oxla-drop-identity-bitcasts",
     "oxla-legalize-select-and-scatter",
     "oxla-legalize-unsigned",
     "oxla-legalize-fft",

@@ -44,3 +44,17 @@ class SplitComplexConstants(Pass):
     def run(self, op) -> None:
         for child in [c for c in ir.ops(op) if _is_complex_f64_constant(c)]:
             split(child)
+
+
+@register_pass
+class DropIdentityBitcasts(Pass):
+    """Removes stablehlo.bitcast_convert ops whose result type is their operand's (IREE crashes on complex ones)."""
+
+    name = "oxla-drop-identity-bitcasts"
+    anchor = None
+
+    def run(self, op) -> None:
+        for child in [c for c in ir.ops(op) if c.name == "stablehlo.bitcast_convert"]:
+            if child.operands[0].type == child.results[0].type:
+                child.results[0].replace_all_uses_with(child.operands[0])
+                child.erase()
