@@ -46,10 +46,12 @@ class Fit:
 
 
 def _root(z):
+    """sqrt(z), kept off the removable singularity at 0."""
     return mp.sqrt(max(z, TINY))
 
 
 def _nonzero(v):
+    """v moved off 0 (to +-TINY), where targets have a removable singularity."""
     return v if abs(v) > TINY else (TINY if v >= 0 else -TINY)
 
 
@@ -89,6 +91,7 @@ TARGET_OVERRIDE = {
 
 
 def _poly(coeffs, v):
+    """sum(coeffs[i] * v^i)."""
     acc = mp.mpf(0)
     for c in reversed(coeffs):
         acc = acc * v + c
@@ -96,6 +99,7 @@ def _poly(coeffs, v):
 
 
 def _error(fit: Fit, coeffs, v):
+    """The fit's weighted error at v: the relative error of the function it serves."""
     return fit.weight(v) * (_poly(coeffs, v) - fit.target(v))
 
 
@@ -227,12 +231,30 @@ def constants() -> dict[str, object]:
     }
 
 
+def _wrapped(head: str, value, tail: str, width: int = 110) -> list[str]:
+    """`head + repr(value) + tail` as lines of at most `width` characters (tuples split between items)."""
+    text = head + repr(value) + tail
+    if len(text) <= width or not isinstance(value, tuple):
+        return [text]
+    indent = " " * (len(head) - len(head.lstrip()) + 4)
+    lines, line = [head + "("], indent
+    for item in value:
+        piece = repr(item) + ", "
+        if len(line) + len(piece) > width:
+            lines.append(line.rstrip())
+            line = indent
+        line += piece
+    lines.append(line.rstrip())
+    lines.append(" " * (len(indent) - 4) + ")" + tail)
+    return lines
+
+
 def table() -> tuple[str, list[str]]:
     """The generated Python block and a report line per fit."""
     lines = [BEGIN, "# Written by tools/fit_math_polynomials.py; rerun it (with --write) to regenerate.",
              "# Constants, split into double parts where one double is not precise enough.", "CONSTANTS = {"]
     for name, value in constants().items():
-        lines.append(f'    "{name}": {value!r},')
+        lines += _wrapped(f'    "{name}": ', value, ",")
     lines += ["}", "# name -> tier -> coefficients, lowest degree first.", "POLYNOMIALS = {"]
     report = []
     for fit in FITS:
@@ -242,8 +264,8 @@ def table() -> tuple[str, list[str]]:
             coeffs, error = fit_tier(fit, tier)
             report.append(f"{fit.name:6} {tier}: degree {len(coeffs) - 1:2}, max relative error {error:.3g} "
                           f"(2^{float(mp.log(error, 2)):.1f})")
-            body = ", ".join(repr(c) for c in coeffs)
-            lines.append(f'        "{tier}": ({body},),  # max error {error:.2g}')
+            lines.append(f"        # {tier}: max relative error {error:.2g}")
+            lines += _wrapped(f'        "{tier}": ', tuple(coeffs), ",")
         lines.append("    },")
     lines += ["}", END]
     return "\n".join(lines), report
@@ -261,6 +283,7 @@ def write(block: str, path: str = KERNELS) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Prints the fits (and their errors on stderr); --write updates math_kernels.py."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", action="store_true", help="rewrite the generated block of math_kernels.py")
     args = parser.parse_args(argv)

@@ -1,10 +1,12 @@
 """Elementwise math built from StableHLO arithmetic: the kernels of oxla-expand-math.
 
-Every kernel computes in f64 with adds, multiplies, divides, square roots,
-compares, selects, bit casts and integer ops, so IREE compiles it without
-libm. Results come back as double-doubles (`DD`, an unevaluated sum hi + lo)
-where that keeps them within about half an ulp of f64 until the one final
-rounding.
+A kernel emits the computation of one element on 0-d tensors (the body of a
+stablehlo.map) in f64 with adds, multiplies, divides, square roots, compares,
+selects, bit casts and integer ops, so IREE compiles it without libm. Results
+come back as double-doubles (`DD`, an unevaluated sum hi + lo) where that
+keeps them within about half an ulp of f64 until the one final rounding.
+Tables (words of 2/pi, atan(j/8)) are read with selects on the index bits,
+never a gather, so the body stays one vectorizable loop.
 
 Two precision tiers: "f64" kernels keep ~2^-60 relative error for f64
 results; "f32" kernels keep ~2^-46 for results rounded to f32 or narrower.
@@ -47,42 +49,100 @@ CONSTANTS = {
     "LN2": (0.6931471805598903, 5.497923018708371e-14),
     "LOG2E": 1.4426950408889634,
     "TWO_THIRDS": (0.6666666666666666, 3.700743415417188e-17),
-    "ATAN_EIGHTHS": ((0.0, 0.0), (0.12435499454676144, -3.1253241424539383e-18), (0.24497866312686414, 1.0698755618734451e-17), (0.35877067027057225, -2.4623815582638635e-17), (0.4636476090008061, 2.2698777452961687e-17), (0.5585993153435624, -5.4556305485916264e-18), (0.6435011087932844, 1.5834785051444286e-17), (0.7188299996216245, -2.1478388444456983e-17), (0.7853981633974483, 3.061616997868383e-17)),
+    "ATAN_EIGHTHS": (
+        (0.0, 0.0), (0.12435499454676144, -3.1253241424539383e-18),
+        (0.24497866312686414, 1.0698755618734451e-17), (0.35877067027057225, -2.4623815582638635e-17),
+        (0.4636476090008061, 2.2698777452961687e-17), (0.5585993153435624, -5.4556305485916264e-18),
+        (0.6435011087932844, 1.5834785051444286e-17), (0.7188299996216245, -2.1478388444456983e-17),
+        (0.7853981633974483, 3.061616997868383e-17),
+    ),
     "CBRT_STEPS": (1.0, 1.2599210498948732, 1.5874010519681996),
-    "TWO_OVER_PI_26": (42722829, 48555073, 21659401, 56087029, 13858563, 28715353, 38736100, 4324945, 26128250, 62674459, 29957006, 37899730, 58726692, 49193117, 6588223, 35515164, 46442140, 65964067, 24988590, 54822121, 41009306, 54917092, 5137525, 37323603, 15192690, 4585659, 58608142, 52426903, 67074070, 25231090, 63202006, 34237727, 28629499, 15891632, 40752081, 37709470, 25143477, 55737260, 33225084, 24853767, 15195689, 19476134, 50255852, 18845021, 2185228, 50622407, 47901436, 13614112),
+    "TWO_OVER_PI_26": (
+        42722829, 48555073, 21659401, 56087029, 13858563, 28715353, 38736100, 4324945, 26128250, 62674459,
+        29957006, 37899730, 58726692, 49193117, 6588223, 35515164, 46442140, 65964067, 24988590, 54822121,
+        41009306, 54917092, 5137525, 37323603, 15192690, 4585659, 58608142, 52426903, 67074070, 25231090,
+        63202006, 34237727, 28629499, 15891632, 40752081, 37709470, 25143477, 55737260, 33225084, 24853767,
+        15195689, 19476134, 50255852, 18845021, 2185228, 50622407, 47901436, 13614112,
+    ),
     "TWO_OVER_PI_28": (170891318, 240010261, 44024437, 131200308, 232525238, 43358524, 70845471, 240214955),
 }
 # name -> tier -> coefficients, lowest degree first.
 POLYNOMIALS = {
     # sin(r) = r + r^3 * P(r^2), |r| <= pi/4
     "sin": {
-        "f64": (-0.16666666666666666, 0.008333333333333323, -0.000198412698412548, 2.7557319214064735e-06, -2.5052104881821628e-08, 1.6058363160949393e-10, -7.57854008886814e-13,),  # max error 6.3e-18
-        "f32": (-0.1666666666663035, 0.00833333332507762, -0.0001984126372854817, 2.7555339637913763e-06, -2.476045320339527e-08,),  # max error 5e-15
+        # f64: max relative error 6.3e-18
+        "f64": (
+            -0.16666666666666666, 0.008333333333333323, -0.000198412698412548, 2.7557319214064735e-06,
+            -2.5052104881821628e-08, 1.6058363160949393e-10, -7.57854008886814e-13,
+        ),
+        # f32: max relative error 5e-15
+        "f32": (
+            -0.1666666666663035, 0.00833333332507762, -0.0001984126372854817, 2.7555339637913763e-06,
+            -2.476045320339527e-08,
+        ),
     },
     # cos(r) = 1 - r^2/2 + r^4 * P(r^2), |r| <= pi/4
     "cos": {
-        "f64": (0.041666666666666595, -0.0013888888888873056, 2.4801587288851463e-05, -2.7557314179225187e-07, 2.0875700832005123e-09, -1.1358535993043028e-11,),  # max error 1.1e-18
-        "f32": (0.04166666666659654, -0.0013888888877611602, 2.4801580707239357e-05, -2.75555230953999e-07, 2.0645117957233163e-09,),  # max error 9.4e-17
+        # f64: max relative error 1.1e-18
+        "f64": (
+            0.041666666666666595, -0.0013888888888873056, 2.4801587288851463e-05, -2.7557314179225187e-07,
+            2.0875700832005123e-09, -1.1358535993043028e-11,
+        ),
+        # f32: max relative error 9.4e-17
+        "f32": (
+            0.04166666666659654, -0.0013888888877611602, 2.4801580707239357e-05, -2.75555230953999e-07,
+            2.0645117957233163e-09,
+        ),
     },
     # atan(u) = u + u^3 * P(u^2), |u| <= 1/16
     "atan": {
-        "f64": (-0.3333333333333316, 0.19999999999372145, -0.14285713547764367, 0.11110732431060043, -0.09002606945947567,),  # max error 1.6e-19
-        "f32": (-0.3333333333318501, 0.19999999632043297, -0.1428543045405832, 0.11024748719860773,),  # max error 1.8e-16
+        # f64: max relative error 1.6e-19
+        "f64": (
+            -0.3333333333333316, 0.19999999999372145, -0.14285713547764367, 0.11110732431060043,
+            -0.09002606945947567,
+        ),
+        # f32: max relative error 1.8e-16
+        "f32": (-0.3333333333318501, 0.19999999632043297, -0.1428543045405832, 0.11024748719860773),
     },
     # expm1(r) = r + r^2/2 + r^3 * P(r), |r| <= log(2)/2
     "expm1": {
-        "f64": (0.16666666666666677, 0.041666666666666574, 0.008333333333322136, 0.001388888888894278, 0.0001984126988501389, 2.4801587198054193e-05, 2.755724521368992e-06, 2.7557387118933355e-07, 2.5108717251726352e-08, 2.087891237353599e-09,),  # max error 1.8e-18
-        "f32": (0.16666666666632796, 0.04166666666690311, 0.008333333361730946, 0.001388888880221687, 0.0001984119710267367, 2.480166712457093e-05, 2.7630194778673413e-06, 2.756204706088813e-07,),  # max error 1.4e-15
+        # f64: max relative error 1.8e-18
+        "f64": (
+            0.16666666666666677, 0.041666666666666574, 0.008333333333322136, 0.001388888888894278,
+            0.0001984126988501389, 2.4801587198054193e-05, 2.755724521368992e-06, 2.7557387118933355e-07,
+            2.5108717251726352e-08, 2.087891237353599e-09,
+        ),
+        # f32: max relative error 1.4e-15
+        "f32": (
+            0.16666666666632796, 0.04166666666690311, 0.008333333361730946, 0.001388888880221687,
+            0.0001984119710267367, 2.480166712457093e-05, 2.7630194778673413e-06, 2.756204706088813e-07,
+        ),
     },
     # log((1+s)/(1-s)) = 2s + 2s^3/3 + s^5 * P(s^2), |s| <= 3 - 2*sqrt(2)
     "log": {
-        "f64": (0.40000000000002256, 0.2857142857010058, 0.22222222519775722, 0.18181784377295843, 0.15386756979667549, 0.13256823370066043, 0.13196298903947212,),  # max error 2.1e-20
-        "f32": (0.3999999999978097, 0.2857142867192999, 0.22222205037307613, 0.18183257548962678, 0.15321323430022937, 0.14727794869646096,),  # max error 1.7e-18
+        # f64: max relative error 2.1e-20
+        "f64": (
+            0.40000000000002256, 0.2857142857010058, 0.22222222519775722, 0.18181784377295843,
+            0.15386756979667549, 0.13256823370066043, 0.13196298903947212,
+        ),
+        # f32: max relative error 1.7e-18
+        "f32": (
+            0.3999999999978097, 0.2857142867192999, 0.22222205037307613, 0.18183257548962678,
+            0.15321323430022937, 0.14727794869646096,
+        ),
     },
     # cbrt(m) ~ P(m) on [1, 2]: the start of the Newton iterations
     "cbrt": {
-        "f64": (0.4733306782043173, 0.8381600364837366, -0.4692287236965574, 0.2027772322481601, -0.05038653995826275, 0.005348547680338549,),  # max error 1.2e-06
-        "f32": (0.4733306782043173, 0.8381600364837366, -0.4692287236965574, 0.2027772322481601, -0.05038653995826275, 0.005348547680338549,),  # max error 1.2e-06
+        # f64: max relative error 1.2e-06
+        "f64": (
+            0.4733306782043173, 0.8381600364837366, -0.4692287236965574, 0.2027772322481601,
+            -0.05038653995826275, 0.005348547680338549,
+        ),
+        # f32: max relative error 1.2e-06
+        "f32": (
+            0.4733306782043173, 0.8381600364837366, -0.4692287236965574, 0.2027772322481601,
+            -0.05038653995826275, 0.005348547680338549,
+        ),
     },
 }
 # END GENERATED TABLES
@@ -114,12 +174,14 @@ class Builder:
         key = (element, repr(value))
         if key not in self._constants:
             etype = ir.Type.parse(element)
-            scalar = ir.IntegerAttr.get(etype, int(value)) if element[0] in "iu" else ir.FloatAttr.get(etype, float(value))
+            integer = element[0] in "iu"
+            scalar = ir.IntegerAttr.get(etype, int(value)) if integer else ir.FloatAttr.get(etype, float(value))
             attr = ir.DenseElementsAttr.get_splat(self.tensor(element), scalar)
             self._constants[key] = self.emit("stablehlo.constant", [], element, {"value": attr})
         return self._constants[key]
 
     def _bit(self, index: "V", s: int) -> "V":
+        """Bit s of an integer index as i1, emitted once per builder."""
         key = (index.value, s)
         if key not in self._bits:
             self._bits[key] = ((index >> s) & 1).eq(1)
@@ -144,16 +206,12 @@ class Builder:
             windows.append(entries[:count])
         return windows
 
-    def table(self, values: Sequence[float], index: "V") -> "V":
-        """values[index] per element (index in [0, len(values)))."""
-        return self.window([values], index, 1)[0][0]
-
 
 _COMPARE_TYPE = {"f": "FLOAT", "i": "SIGNED", "u": "UNSIGNED"}
 
 
 class V:
-    """One tensor value of a Builder's shape, with arithmetic operators that emit StableHLO."""
+    """One 0-d tensor value with arithmetic operators that emit StableHLO ops."""
 
     __slots__ = ("b", "value", "element")
 
@@ -161,9 +219,11 @@ class V:
         self.b, self.value, self.element = builder, value, element
 
     def _other(self, other) -> "V":
+        """other as a V: Python numbers become constants of this element type."""
         return other if isinstance(other, V) else self.b.const(other, self.element)
 
     def _binary(self, name: str, other, swap: bool = False) -> "V":
+        """A two-operand op of this element type (operands swapped for the reflected operators)."""
         lhs, rhs = (self._other(other), self) if swap else (self, self._other(other))
         return self.b.emit(name, [lhs, rhs], self.element)
 
@@ -187,6 +247,7 @@ class V:
         return self._binary("stablehlo.divide", o)
 
     def _compare(self, direction: str, other) -> "V":
+        """stablehlo.compare in `direction`, typed by this element type."""
         attrs = {"comparison_direction": ir.Attribute.parse(f"#stablehlo<comparison_direction {direction}>"),
                  "compare_type": ir.Attribute.parse(f"#stablehlo<comparison_type {_COMPARE_TYPE[self.element[0]]}>")}
         return self.b.emit("stablehlo.compare", [self, self._other(other)], "i1", attrs)
@@ -281,6 +342,7 @@ def dd(x: V) -> DD:
 
 
 def dd_select(cond: V, a: DD, b: DD) -> DD:
+    """cond ? a : b for double-doubles."""
     return DD(select(cond, a.hi, b.hi), select(cond, a.lo, b.lo))
 
 
@@ -312,15 +374,18 @@ def two_prod(a: V, b: V) -> DD:
 
 
 def normalize(x: DD) -> DD:
+    """x with |lo| at most half an ulp of hi (hi must be the larger part)."""
     return fast_two_sum(x.hi, x.lo)
 
 
 def dd_add(a: DD, b: DD) -> DD:
+    """a + b in double-double."""
     s = two_sum(a.hi, b.hi)
     return DD(s.hi, s.lo + a.lo + b.lo)
 
 
 def dd_mul(a: DD, b: DD) -> DD:
+    """a * b in double-double (for normalized operands: lo * lo is below the last bit)."""
     p = two_prod(a.hi, b.hi)
     return DD(p.hi, p.lo + (a.hi * b.lo + a.lo * b.hi))
 
@@ -343,6 +408,7 @@ def dd_sqrt(x: DD) -> DD:
 
 
 def dd_ldexp(x: DD, k: V) -> DD:
+    """x * 2^k, part by part."""
     return DD(ldexp(x.hi, k), ldexp(x.lo, k))
 
 
@@ -357,9 +423,11 @@ class Tier:
 
     @property
     def dd(self) -> bool:
+        """Whether kernels keep double-double detail (f64 results) or may skip it."""
         return self.name == "f64"
 
     def poly(self, name: str) -> tuple[float, ...]:
+        """The tier's coefficients of one fitted polynomial."""
         return POLYNOMIALS[name][self.name]
 
 
@@ -387,24 +455,42 @@ def _sum_mod4(terms: list[V]) -> tuple[V, DD]:
 
 
 def _reduce_any(a: V) -> tuple[V, DD]:
-    """Payne-Hanek for any finite double a >= pi/4: a*2/pi mod 4 from seven 26-bit words of 2/pi.
+    """Payne-Hanek for any finite double a >= pi/4: a*2/pi mod 4 from eight 26-bit words of 2/pi.
 
     Words before `w` only add multiples of 4; a is scaled by 2^(-26w) and split
-    into 26+27 bits so that each product with a word is exact.
+    into 26+27 bits so that each product with a word is exact. Each product is
+    split again at 2^-49: the coarse parts add up exactly (mod 4), the fine
+    parts (below 2^-49) in double-double, so f keeps ~2^-150 absolute even
+    for the doubles closest to a multiple of pi/2.
     """
     b = a.b
+    table = C["TWO_OVER_PI_26"]
     bits = bitcast(a, "i64")
     e = ((bits >> 52) & 0x7FF) - 1023
-    w = maximum((e - 54).div_trunc(26), 0)
-    scaled = bitcast(bits - ((w * 26) << 52), "f64")
-    hi, lo = split(scaled)
-    words = b.window([C["TWO_OVER_PI_26"]], minimum(w, len(C["TWO_OVER_PI_26"]) - 7), 7)[0]
-    terms = []
-    for j in range(7):
+    w = minimum(maximum((e - 54).div_trunc(26), 0), len(table) - 8)
+    hi, lo = split(bitcast(bits - ((w * 26) << 52), "f64"))
+    words = b.window([table], w, 8)[0]
+    coarse, fine, added = b.const(0.0), [], 0
+    for j in range(8):
         word = words[j] * 2.0 ** (-26 * (j + 1))
-        th, tl = hi * word, lo * word
-        terms += [_mod4(th), _mod4(tl)] if j <= 3 else [th, tl]
-    return _sum_mod4(terms)
+        for t in (hi * word, lo * word):
+            if j >= 5:  # below 2^-49 already
+                fine.append(t)
+                continue
+            t = _mod4(t) if j <= 3 else t
+            c = (t + 12.0) - 12.0  # t rounded to a multiple of 2^-49 (0 <= t <= 4)
+            fine.append(t - c)
+            coarse, added = coarse + c, added + 1
+            if added % 2 == 0:
+                coarse = _mod4(coarse)
+    s, err = fine[0], b.const(0.0)
+    for t in fine[1:]:
+        s, e2 = two_sum(s, t)
+        err = err + e2
+    coarse = _mod4(coarse)
+    k = round_even(coarse + s)
+    f = two_sum(coarse - k, s)
+    return convert(k, "i64") & 3, DD(f.hi, f.lo + err)
 
 
 def _reduce_narrow(a: V) -> tuple[V, DD]:
@@ -475,6 +561,7 @@ def sin_cos(x: V, tier: Tier, narrow: bool = False) -> tuple[DD, DD]:
 
 
 def _nan_unless(ok: V, x: DD) -> DD:
+    """x where ok, NaN elsewhere."""
     nan = x.hi.b.const(float("nan"))
     return DD(select(ok, x.hi, nan), select(ok, x.lo, 0.0))
 
@@ -597,6 +684,7 @@ def log1p(x: V, tier: Tier) -> V:
 
 
 def _log1p_specials(x: V, core: V) -> V:
+    """log1p's values at -1 (-inf), below -1 (NaN), +inf and NaN (themselves)."""
     r = select(x.eq(-1.0), float("-inf"), core)
     r = select(x.lt(-1.0), float("nan"), r)
     return select(is_nan(x) | x.eq(float("inf")), x, r)
@@ -679,6 +767,7 @@ def atan2_dd(y: V, x: V, tier: Tier) -> DD:
 
 
 def _xor(a: V, b: V) -> V:
+    """a != b for booleans."""
     return a.b.emit("stablehlo.xor", [a, b], a.element)
 
 
@@ -808,8 +897,7 @@ def complex_log(a: V, b: V, tier: Tier) -> tuple[V, V]:
 
 
 def _complex_sqrt_scaled(a: V, b: V) -> tuple[DD, DD, DD, V]:
-    """(re, im, |z|) of sqrt(z * 2^-2h) and h, for finite nonzero z: Kahan's cancellation-free form."""
-    bb = a.b
+    """(re, im, |z|) of sqrt(z * 2^-2h) and h, for finite nonzero z, in the cancellation-free form."""
     big = maximum(fabs(a), fabs(b))
     ok = big.gt(0.0) & is_finite(big)
     j, _ = exponent_and_mantissa(select(ok, select(big.lt(2.0 ** -1000), big * 2.0 ** 600, big), 1.0))
@@ -924,5 +1012,6 @@ def complex_pow(a: V, b: V, c: V, d: V, tier: Tier) -> tuple[V, V]:
 
 
 def _dd_times(x: DD, v: V) -> DD:
+    """x * v for a double-double x and a double v."""
     p = two_prod(x.hi, v)
     return DD(p.hi, p.lo + x.lo * v)

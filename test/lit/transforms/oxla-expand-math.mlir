@@ -100,7 +100,7 @@ func.func @exp_complex64(%z: tensor<5xcomplex<f32>>) -> tensor<5xcomplex<f32>> {
 // CHECK-LABEL: func.func @left_alone
 // CHECK-NEXT:    stablehlo.exponential %arg0 : tensor<4xf32>
 // CHECK-NEXT:    stablehlo.log %arg1 : tensor<4xf64>
-// CHECK-NEXT:    stablehlo.log_plus_one %arg0 : tensor<4xf32>
+// CHECK-NEXT:    stablehlo.logistic %arg0 : tensor<4xf32>
 // CHECK-NEXT:    stablehlo.sqrt %arg1 : tensor<4xf64>
 // CHECK-NEXT:    stablehlo.power %arg2, %arg2 : tensor<4xi32>
 // CHECK-NEXT:    stablehlo.add %arg0, %arg0 : tensor<4xf32>
@@ -109,7 +109,7 @@ func.func @left_alone(%a: tensor<4xf32>, %b: tensor<4xf64>, %i: tensor<4xi32>)
     -> (tensor<4xf32>, tensor<4xf64>, tensor<4xf32>, tensor<4xf64>, tensor<4xi32>, tensor<4xf32>) {
   %0 = stablehlo.exponential %a : tensor<4xf32>
   %1 = stablehlo.log %b : tensor<4xf64>
-  %2 = stablehlo.log_plus_one %a : tensor<4xf32>
+  %2 = stablehlo.logistic %a : tensor<4xf32>
   %3 = stablehlo.sqrt %b : tensor<4xf64>
   %4 = stablehlo.power %i, %i : tensor<4xi32>
   %5 = stablehlo.add %a, %a : tensor<4xf32>
@@ -133,18 +133,26 @@ func.func @chlo_atan(%x: tensor<4xf64>) -> tensor<4xf64> {
 
 // -----
 
-// A module with a CHLO op that is not elementwise (top_k) keeps all its CHLO
-// for IREE to lower its own way; plain StableHLO ops are still expanded.
+// A function with a CHLO op that is not elementwise (top_k) keeps all its CHLO
+// for IREE to lower its own way; its plain StableHLO ops are still expanded,
+// and other functions still have their CHLO decomposed.
 // CHECK-LABEL: func.func @chlo_top_k
 // CHECK:         chlo.top_k
 // CHECK:         chlo.tan
 // CHECK:         "stablehlo.map"
 // CHECK-NOT:     stablehlo.cosine
+// CHECK-LABEL: func.func @chlo_tan
+// CHECK-NOT:     chlo.tan
+// CHECK:         "stablehlo.map"
 func.func @chlo_top_k(%x: tensor<4xf64>) -> (tensor<2xf64>, tensor<2xi32>, tensor<4xf64>, tensor<4xf64>) {
   %v, %i = chlo.top_k(%x, k = 2) : tensor<4xf64> -> (tensor<2xf64>, tensor<2xi32>)
   %t = chlo.tan %x : tensor<4xf64> -> tensor<4xf64>
   %c = stablehlo.cosine %x : tensor<4xf64>
   return %v, %i, %t, %c : tensor<2xf64>, tensor<2xi32>, tensor<4xf64>, tensor<4xf64>
+}
+func.func @chlo_tan(%x: tensor<4xf64>) -> tensor<4xf64> {
+  %t = chlo.tan %x : tensor<4xf64> -> tensor<4xf64>
+  return %t : tensor<4xf64>
 }
 
 // -----
@@ -169,4 +177,25 @@ module attributes {hal.device.targets = [#hal.device.target<"local", [#hal.execu
     %0 = stablehlo.cosine %x : tensor<4xf64>
     return %0 : tensor<4xf64>
   }
+}
+
+// -----
+
+// 0-d ops (here in a reduce body, which IREE turns into scalar code) get the
+// kernel's ops in place, without a nested map.
+// CHECK-LABEL: func.func @in_reduce_body
+// CHECK:         stablehlo.reduce
+// CHECK-NOT:       stablehlo.map
+// CHECK-NOT:       stablehlo.log_plus_one
+// CHECK:           stablehlo.add %{{.*}} : tensor<f64>
+// CHECK:           stablehlo.return
+func.func @in_reduce_body(%x: tensor<8xf64>) -> tensor<f64> {
+  %zero = stablehlo.constant dense<0.0> : tensor<f64>
+  %0 = stablehlo.reduce(%x init: %zero) across dimensions = [0] : (tensor<8xf64>, tensor<f64>) -> tensor<f64>
+    reducer(%a: tensor<f64>, %b: tensor<f64>) {
+      %s = stablehlo.add %a, %b : tensor<f64>
+      %l = stablehlo.log_plus_one %s : tensor<f64>
+      stablehlo.return %l : tensor<f64>
+    }
+  return %0 : tensor<f64>
 }

@@ -9,7 +9,7 @@
 // CHECK-NEXT:   --oxla-dce{{ +}}- Removes unused side-effect-free ops and unreferenced private functions.
 // CHECK-NEXT:       functions=<bool> (default true)
 // CHECK-NEXT:   --oxla-drop-identity-bitcasts{{ +}}- Removes stablehlo.bitcast_convert ops whose result type is their operand's (IREE crashes on complex ones).
-// CHECK-NEXT:   --oxla-expand-math{{ +}}- Expands sin/cos/tan/atan2/tanh/cbrt/pow/expm1/log1p and complex exp/log/sqrt/... into libm-free f64 arithmetic.
+// CHECK-NEXT:   --oxla-expand-math{{ +}}- Expands sin, cos, tan, atan2, tanh, cbrt, pow, expm1, log1p (and complex exp, log...) into libm-free f64 math.
 // CHECK-NEXT:       backends=<list> (default llvm-cpu)
 // CHECK-NEXT:       ops=<list> (default )
 // CHECK-NEXT:       decompose-chlo=<bool> (default true)
