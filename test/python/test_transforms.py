@@ -282,3 +282,29 @@ def test_a_pass_may_build_ops_of_dialects_the_input_never_used():
     module = ir.parse("func.func @f() {\n  return\n}\n")
     transforms.run(module, "builtin.module(func.func(oxla-test-add-iota))")
     assert "stablehlo.iota dim = 0 : tensor<4xf32>" in ir.to_text(module)
+
+
+def test_rewrite_pass_rewrites_each_matching_root_once():
+    from oxla.transforms import RewritePass
+
+    @register_pass
+    class AddToSubtract(RewritePass):
+        """Turns adds of a value with itself into multiplies (test helper)."""
+
+        name = "oxla-test-add-to-multiply"
+        roots = ("stablehlo.add",)
+
+        def matches(self, op):
+            return op.operands[0] == op.operands[1]
+
+        def rewrite(self, op):
+            with ir.InsertionPoint(op):
+                new = ir.Operation.create("stablehlo.multiply", results=[op.results[0].type],
+                                          operands=[op.operands[0], op.operands[1]])
+            op.results[0].replace_all_uses_with(new.result)
+            op.erase()
+
+    module = ir.parse(TWO_FUNCS)
+    transforms.run(module, "oxla-test-add-to-multiply")
+    text = ir.to_text(module)
+    assert "stablehlo.add" not in text and text.count("stablehlo.multiply") == 3

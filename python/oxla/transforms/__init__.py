@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from oxla.errors import PassFailure, PipelineError
 from oxla.transforms.native import native_passes
-from oxla.transforms.registry import OptionSpec, Pass, lookup, python_passes, register_pass
+from oxla.transforms.registry import OptionSpec, Pass, RewritePass, lookup, python_passes, register_pass
 from oxla.transforms.runner import Instrumentation, PassPipeline, nested_ops
 
 __all__ = [
@@ -18,6 +18,7 @@ __all__ = [
     "PassFailure",
     "PassPipeline",
     "PipelineError",
+    "RewritePass",
     "list_passes",
     "lookup",
     "native_passes",

@@ -13,7 +13,7 @@ import numpy as np
 from oxla import ir
 from oxla.dialects.elements import constant_value
 from oxla.dialects.stablehlo_build import one, replace, tensor
-from oxla.transforms.registry import Pass, register_pass
+from oxla.transforms.registry import RewritePass, register_pass
 
 
 def _f64_constant(values: np.ndarray, dims: list[int]):
@@ -31,30 +31,33 @@ def split(op) -> None:
 
 
 def _is_complex_f64_constant(op) -> bool:
-    return op.name == "stablehlo.constant" and str(ir.ShapedType(op.results[0].type).element_type) == "complex<f64>"
+    return str(ir.ShapedType(op.results[0].type).element_type) == "complex<f64>"
 
 
 @register_pass
-class SplitComplexConstants(Pass):
+class SplitComplexConstants(RewritePass):
     """Rewrites complex<f64> constants as stablehlo.complex of two f64 constants (IREE crashes on them)."""
 
     name = "oxla-split-complex-constants"
-    anchor = None
+    roots = ("stablehlo.constant",)
 
-    def run(self, op) -> None:
-        for child in [c for c in ir.ops(op) if _is_complex_f64_constant(c)]:
-            split(child)
+    def matches(self, op) -> bool:
+        return _is_complex_f64_constant(op)
+
+    def rewrite(self, op) -> None:
+        split(op)
 
 
 @register_pass
-class DropIdentityBitcasts(Pass):
+class DropIdentityBitcasts(RewritePass):
     """Removes stablehlo.bitcast_convert ops whose result type is their operand's (IREE crashes on complex ones)."""
 
     name = "oxla-drop-identity-bitcasts"
-    anchor = None
+    roots = ("stablehlo.bitcast_convert",)
 
-    def run(self, op) -> None:
-        for child in [c for c in ir.ops(op) if c.name == "stablehlo.bitcast_convert"]:
-            if child.operands[0].type == child.results[0].type:
-                child.results[0].replace_all_uses_with(child.operands[0])
-                child.erase()
+    def matches(self, op) -> bool:
+        return op.operands[0].type == op.results[0].type
+
+    def rewrite(self, op) -> None:
+        op.results[0].replace_all_uses_with(op.operands[0])
+        op.erase()

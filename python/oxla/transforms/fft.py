@@ -19,7 +19,7 @@ import numpy as np
 
 from oxla import ir
 from oxla.dialects.elements import dtype_of
-from oxla.transforms.registry import Pass, register_pass
+from oxla.transforms.registry import RewritePass, register_pass
 from oxla.dialects.stablehlo_build import element, enum_name, i64_array, i64s, one, replace, shape, tensor
 
 
@@ -135,12 +135,14 @@ def iree_lowers(op) -> bool:
 
 
 @register_pass
-class LegalizeFft(Pass):
+class LegalizeFft(RewritePass):
     """Rewrites stablehlo.fft forms IREE rejects (several dims, lengths not a power of two, f64) as DFT matmuls."""
 
     name = "oxla-legalize-fft"
-    anchor = None
+    roots = ("stablehlo.fft",)
 
-    def run(self, op) -> None:
-        for child in [c for c in ir.ops(op) if c.name == "stablehlo.fft" and not iree_lowers(c)]:
-            replace(child, expand)
+    def matches(self, op) -> bool:
+        return not iree_lowers(op)
+
+    def rewrite(self, op) -> None:
+        replace(op, expand)

@@ -91,6 +91,31 @@ class Pass:
         return " ".join(f"{s.name}={s.render(getattr(self, s.field))}" for s in self.option_specs())
 
 
+class RewritePass(Pass):
+    """A pass that rewrites, one at a time, each op named in `roots` that `matches`.
+
+    The ops are listed before the first rewrite, so a rewrite may erase its op
+    and build new ones freely.
+    """
+
+    anchor: ClassVar[str | None] = None
+    roots: ClassVar[tuple[str, ...]] = ()
+
+    def matches(self, op) -> bool:
+        """Whether `op` (named in `roots`) needs the rewrite."""
+        return True
+
+    def rewrite(self, op) -> None:
+        """Replaces `op` by equivalent ops."""
+        raise NotImplementedError(f"{type(self).__name__}.rewrite")
+
+    def run(self, op) -> None:
+        from oxla import ir
+
+        for child in [c for c in ir.ops(op) if c.name in self.roots and self.matches(c)]:
+            self.rewrite(child)
+
+
 @dataclasses.dataclass(frozen=True)
 class OptionSpec:
     """One typed option of a pass: its kebab-case name, type and default."""

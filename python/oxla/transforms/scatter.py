@@ -16,7 +16,7 @@ import re
 
 from oxla import ir
 from oxla.dialects.stablehlo_build import reshape, shape, transpose
-from oxla.transforms.registry import Pass, register_pass
+from oxla.transforms.registry import RewritePass, register_pass
 
 _FIELD = re.compile(r"(\w+) = (\[[^\]]*\]|\d+)")
 
@@ -116,13 +116,14 @@ def canonicalize(op):
 
 
 @register_pass
-class CanonicalizeScatter(Pass):
+class CanonicalizeScatter(RewritePass):
     """Rewrites stablehlo.scatter into the [batch, index] / [batch, window...] form IREE lowers."""
 
     name = "oxla-canonicalize-scatter"
-    anchor = None
+    roots = ("stablehlo.scatter",)
 
-    def run(self, op) -> None:
-        for child in ir.ops(op):
-            if child.name == "stablehlo.scatter" and not is_canonical(child):
-                canonicalize(child)
+    def matches(self, op) -> bool:
+        return not is_canonical(op)
+
+    def rewrite(self, op) -> None:
+        canonicalize(op)

@@ -28,7 +28,7 @@ from oxla import ir
 from oxla.dialects.stablehlo_build import (
     element, i64_array, i64s, one, pad, padding_of, replace, shape, slice_to, splat, tensor,
 )
-from oxla.transforms.registry import Pass, register_pass
+from oxla.transforms.registry import RewritePass, register_pass
 
 
 def _index_type(size: int):
@@ -130,12 +130,11 @@ def decompose(op):
 
 
 @register_pass
-class LegalizeSelectAndScatter(Pass):
+class LegalizeSelectAndScatter(RewritePass):
     """Rewrites stablehlo.select_and_scatter (which IREE does not lower) as reduce_window + scatter."""
 
     name = "oxla-legalize-select-and-scatter"
-    anchor = None
+    roots = ("stablehlo.select_and_scatter",)
 
-    def run(self, op) -> None:
-        for child in [c for c in ir.ops(op) if c.name == "stablehlo.select_and_scatter"]:
-            replace(child, decompose)
+    def rewrite(self, op) -> None:
+        replace(op, decompose)

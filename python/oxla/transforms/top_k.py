@@ -9,7 +9,7 @@ pairs that breaks ties by index, followed by a slice of the first k, does.
 from __future__ import annotations
 
 from oxla import ir
-from oxla.transforms.registry import Pass, register_pass
+from oxla.transforms.registry import RewritePass, register_pass
 
 # Comparison type that orders a dtype the way top_k does (NaN above +inf for floats).
 _COMPARE_TYPE = {"f": "TOTALORDER", "bf": "TOTALORDER", "i": "SIGNED", "ui": "UNSIGNED"}
@@ -84,12 +84,11 @@ def legalize(op) -> None:
 
 
 @register_pass
-class LegalizeTopK(Pass):
+class LegalizeTopK(RewritePass):
     """Rewrites chlo.top_k as a sort that breaks ties by index and slices, so equal values keep their order."""
 
     name = "oxla-legalize-top-k"
-    anchor = None
+    roots = ("chlo.top_k",)
 
-    def run(self, op) -> None:
-        for child in [c for c in ir.ops(op) if c.name == "chlo.top_k"]:
-            legalize(child)
+    def rewrite(self, op) -> None:
+        legalize(op)

@@ -16,7 +16,7 @@ division when unit_diagonal is set.
 from __future__ import annotations
 
 from oxla import ir
-from oxla.transforms.registry import Pass, register_pass
+from oxla.transforms.registry import RewritePass, register_pass
 from oxla.dialects.stablehlo_build import element, enum_name, flag, i64_array, one, replace, shape, splat, tensor
 
 
@@ -119,12 +119,11 @@ def solve(op):
 
 
 @register_pass
-class LegalizeTriangularSolve(Pass):
+class LegalizeTriangularSolve(RewritePass):
     """Rewrites stablehlo.triangular_solve (which IREE does not lower) as substitution in a stablehlo.while."""
 
     name = "oxla-legalize-triangular-solve"
-    anchor = None
+    roots = ("stablehlo.triangular_solve",)
 
-    def run(self, op) -> None:
-        for child in [c for c in ir.ops(op) if c.name == "stablehlo.triangular_solve"]:
-            replace(child, solve)
+    def rewrite(self, op) -> None:
+        replace(op, solve)

@@ -17,7 +17,7 @@ and an equivalent form that IREE lowers:
 from __future__ import annotations
 
 from oxla import ir
-from oxla.transforms.registry import Pass, register_pass
+from oxla.transforms.registry import RewritePass, register_pass
 from oxla.dialects.stablehlo_build import create, i64s, pad, padding_of, replace, shape, tensor
 
 
@@ -85,12 +85,14 @@ def _needs_rewrite(op) -> bool:
 
 
 @register_pass
-class LegalizeUnsigned(Pass):
+class LegalizeUnsigned(RewritePass):
     """Rewrites ops on unsigned integers that IREE rejects (reverse, padded reduce_window) into forms it lowers."""
 
     name = "oxla-legalize-unsigned"
-    anchor = None
+    roots = tuple(REWRITES)
 
-    def run(self, op) -> None:
-        for child in [c for c in ir.ops(op) if _needs_rewrite(c)]:
-            replace(child, REWRITES[child.name][1])
+    def matches(self, op) -> bool:
+        return _needs_rewrite(op)
+
+    def rewrite(self, op) -> None:
+        replace(op, REWRITES[op.name][1])
