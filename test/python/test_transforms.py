@@ -288,7 +288,7 @@ def test_rewrite_pass_rewrites_each_matching_root_once():
     from oxla.transforms import RewritePass
 
     @register_pass
-    class AddToSubtract(RewritePass):
+    class AddToMultiply(RewritePass):
         """Turns adds of a value with itself into multiplies (test helper)."""
 
         name = "oxla-test-add-to-multiply"
