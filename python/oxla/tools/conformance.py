@@ -56,6 +56,9 @@ def summary(results) -> str:
     return "\n".join(lines)
 
 
+RECYCLE_AFTER = 100  # programs one worker process runs before it is replaced
+
+
 def _worker(connection) -> None:
     """Runs programs sent over `connection` until told to stop (None)."""
     from oxla.testing.conformance import run_program
@@ -94,22 +97,25 @@ def run_isolated(paths: list[str], target: str, device: str | None, timeout: flo
     a program kills it (a trap in generated code, say) or runs past `timeout` seconds."""
     from oxla.testing.conformance import Result
 
-    worker = _Worker()
+    worker, done = _Worker(), 0
     try:
         for path in paths:
-            # A crash may come from damage an earlier program left in the shared
-            # worker: a crashed program gets one more try in a fresh worker.
+            # Long-lived workers have been seen to corrupt their heap after
+            # hundreds of programs (inside IREE): start afresh now and then,
+            # and give a program that crashed or hung one more try in a fresh worker.
+            if done == RECYCLE_AFTER:
+                worker.close()
+                worker, done = _Worker(), 0
             for attempt in (1, 2):
                 result = worker.run((path, target, device), timeout)
+                done += 1
                 if result is not None:
                     break
                 alive = worker.process.is_alive()
                 worker.close()
-                worker = _Worker()
+                worker, done = _Worker(), 0
                 reason = f"ran past {timeout:g} s" if alive else "the program killed the process running it"
                 result = Result(os.path.basename(path), "timeout" if alive else "crash", reason)
-                if alive:
-                    break
             yield result
     finally:
         worker.close()
