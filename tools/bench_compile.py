@@ -17,12 +17,12 @@ from __future__ import annotations
 import argparse
 import glob
 import os
-import shutil
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
+
+from benchlib import tool
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -32,13 +32,6 @@ MATMUL = """func.func @matmul(%a: tensor<1024x1024xf32>, %b: tensor<1024x1024xf3
 }
 """
 
-
-def tool(name: str) -> str:
-    local = os.path.join(os.path.dirname(sys.executable), name)
-    found = local if os.path.exists(local) else shutil.which(name)
-    if not found:
-        sys.exit(f"bench_compile: {name} not found; install oxla (pip install -e .) first")
-    return found
 
 
 def timed(fn) -> float:

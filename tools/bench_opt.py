@@ -15,12 +15,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
+
+from benchlib import tool
 
 
 def one_op_module() -> str:
@@ -35,7 +35,7 @@ def big_module(n_ops: int) -> str:
     """A function with about n_ops StableHLO ops: chains with repeats for cse to find."""
     lines = ["func.func @main(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>) -> tensor<8x8xf32> {"]
     kinds = ["add", "multiply", "subtract", "maximum"]
-    prev, other = "%a", "%b"
+    prev, other, prev_in = "%a", "%b", "%a"
     for i in range(n_ops):
         if i % 10 == 9:  # a duplicate of the previous op: work for cse
             lines.append(f"  %v{i} = stablehlo.{kinds[(i - 1) % 4]} {prev_in}, {other} : tensor<8x8xf32>")
@@ -93,14 +93,6 @@ def walk_pass_time(path: str, repeat: int) -> tuple[float, int]:
         times.append(time.perf_counter() - start)
     return statistics.median(times), seen[0]
 
-
-def tool(name: str) -> str:
-    """A console program next to this Python, else on PATH."""
-    local = os.path.join(os.path.dirname(sys.executable), name)
-    found = local if os.path.exists(local) else shutil.which(name)
-    if not found:
-        sys.exit(f"bench_opt: {name} not found; install oxla (pip install -e .) first")
-    return found
 
 
 def main() -> None:
