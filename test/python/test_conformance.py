@@ -18,15 +18,17 @@ SAMPLE = [
     "scatter_add_bfloat16_1_50_3_bfloat16_1_3.mlir",
 ]
 
-pytestmark = pytest.mark.skipif(not os.path.isdir(TESTDATA), reason="../shared/conformance is not present")
+needs_testdata = pytest.mark.skipif(not os.path.isdir(TESTDATA), reason="../shared/conformance is not present")
 
 
+@needs_testdata
 @pytest.mark.parametrize("name", SAMPLE)
 def test_sample_programs_pass_on_llvm_cpu(name):
     result = run_program(os.path.join(TESTDATA, name))
     assert (result.status, result.reason) == ("pass", "")
 
 
+@needs_testdata
 def test_a_wrong_expectation_fails(tmp_path):
     text = open(os.path.join(TESTDATA, "sign_.mlir")).read()
     broken = text.replace("func.func private @expected() -> (tensor<2x2xui16> {mhlo.layout_mode = \"default\"}) {\n"
@@ -39,6 +41,7 @@ def test_a_wrong_expectation_fails(tmp_path):
     assert result.status == "fail" and "expect_eq: 4 of 4 elements differ" in result.reason
 
 
+@needs_testdata
 def test_prepare_moves_inputs_to_arguments_and_checks_to_results():
     prepared = prepare(ir.parse_file(os.path.join(TESTDATA, "reduce_bfloat16_4_6_int32_4_6.mlir")))
     main = [op for op in prepared.module.body.operations if "main" in str(op.attributes["sym_name"])][0]
@@ -60,6 +63,7 @@ def test_split_name():
     assert split_name("sign_.mlir") == ("sign", "none")
 
 
+@needs_testdata
 def test_cli_summary_and_json(tmp_path, capsys):
     for name in SAMPLE[:2]:
         shutil.copy(os.path.join(TESTDATA, name), tmp_path / name)
