@@ -14,6 +14,7 @@ A conformance program's `@main` takes nothing, gets its operands from
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 
 from oxla import ir
@@ -191,7 +192,6 @@ def split_name(name: str) -> tuple[str, str]:
 
 def run_program(path: str, target: str = "llvm-cpu", device: str | None = None) -> Result:
     """Prepares, compiles and runs one conformance program; judges it with its own checks."""
-    import os
     import time
 
     from oxla.errors import OxlaError
@@ -246,3 +246,66 @@ def _first_line(exc: BaseException) -> str:
         if ": error: " in line:
             return line.split(": error: ", 1)[1][:300]
     return (lines[0] if lines else type(exc).__name__)[:300]
+
+
+# -- isolation ---------------------------------------------------------------
+
+RECYCLE_AFTER = 100  # programs one worker process runs before it is replaced
+
+
+def _worker(connection) -> None:
+    """Runs programs sent over `connection` until told to stop (None)."""
+    while (job := connection.recv()) is not None:
+        connection.send(run_program(*job))
+
+
+class _Worker:
+    """A process that runs one program at a time; replaced when a program kills or hangs it."""
+
+    def __init__(self) -> None:
+        import multiprocessing
+
+        self.connection, theirs = multiprocessing.Pipe()
+        self.process = multiprocessing.get_context("spawn").Process(target=_worker, args=(theirs,), daemon=True)
+        self.process.start()
+
+    def run(self, job: tuple, timeout: float):
+        """The program's Result, or None when the worker died or ran past `timeout`."""
+        self.connection.send(job)
+        try:
+            if self.connection.poll(timeout):
+                return self.connection.recv()
+        except (EOFError, ConnectionError):
+            pass
+        return None
+
+    def close(self) -> None:
+        self.process.kill()
+        self.process.join()
+
+
+def run_isolated(paths: list[str], target: str, device: str | None, timeout: float = 300.0):
+    """Yields each program's Result, run in a worker process that is replaced when
+    a program kills it (a trap in generated code, say) or runs past `timeout` seconds."""
+    worker, done = _Worker(), 0
+    try:
+        for path in paths:
+            # Long-lived workers have been seen to corrupt their heap after
+            # hundreds of programs (inside IREE): start afresh now and then,
+            # and give a program that crashed or hung one more try in a fresh worker.
+            if done == RECYCLE_AFTER:
+                worker.close()
+                worker, done = _Worker(), 0
+            for attempt in (1, 2):
+                result = worker.run((path, target, device), timeout)
+                done += 1
+                if result is not None:
+                    break
+                alive = worker.process.is_alive()
+                worker.close()
+                worker, done = _Worker(), 0
+                reason = f"ran past {timeout:g} s" if alive else "the program killed the process running it"
+                result = Result(os.path.basename(path), "timeout" if alive else "crash", reason)
+            yield result
+    finally:
+        worker.close()

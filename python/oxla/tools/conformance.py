@@ -56,73 +56,10 @@ def summary(results) -> str:
     return "\n".join(lines)
 
 
-RECYCLE_AFTER = 100  # programs one worker process runs before it is replaced
-
-
-def _worker(connection) -> None:
-    """Runs programs sent over `connection` until told to stop (None)."""
-    from oxla.testing.conformance import run_program
-
-    while (job := connection.recv()) is not None:
-        connection.send(run_program(*job))
-
-
-class _Worker:
-    """A process that runs one program at a time; replaced when a program kills or hangs it."""
-
-    def __init__(self) -> None:
-        import multiprocessing
-
-        self.connection, theirs = multiprocessing.Pipe()
-        self.process = multiprocessing.get_context("spawn").Process(target=_worker, args=(theirs,), daemon=True)
-        self.process.start()
-
-    def run(self, job: tuple, timeout: float):
-        """The program's Result, or None when the worker died or ran past `timeout`."""
-        self.connection.send(job)
-        try:
-            if self.connection.poll(timeout):
-                return self.connection.recv()
-        except (EOFError, ConnectionError):
-            pass
-        return None
-
-    def close(self) -> None:
-        self.process.kill()
-        self.process.join()
-
-
-def run_isolated(paths: list[str], target: str, device: str | None, timeout: float = 300.0):
-    """Yields each program's Result, run in a worker process that is replaced when
-    a program kills it (a trap in generated code, say) or runs past `timeout` seconds."""
-    from oxla.testing.conformance import Result
-
-    worker, done = _Worker(), 0
-    try:
-        for path in paths:
-            # Long-lived workers have been seen to corrupt their heap after
-            # hundreds of programs (inside IREE): start afresh now and then,
-            # and give a program that crashed or hung one more try in a fresh worker.
-            if done == RECYCLE_AFTER:
-                worker.close()
-                worker, done = _Worker(), 0
-            for attempt in (1, 2):
-                result = worker.run((path, target, device), timeout)
-                done += 1
-                if result is not None:
-                    break
-                alive = worker.process.is_alive()
-                worker.close()
-                worker, done = _Worker(), 0
-                reason = f"ran past {timeout:g} s" if alive else "the program killed the process running it"
-                result = Result(os.path.basename(path), "timeout" if alive else "crash", reason)
-            yield result
-    finally:
-        worker.close()
-
-
 def run(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    from oxla.testing.conformance import run_isolated
+
     paths = program_paths(args.paths, args.filter)
     if not paths:
         print("oxla-conformance: error: no program matches", file=sys.stderr)
