@@ -1,0 +1,25 @@
+"""StableHLO in Python: an op class and a builder for every op of the specification.
+
+Importing this package registers the op classes, so StableHLO ops parsed or
+walked afterwards come back as them (`AddOp`, `DotGeneralOp`, ...), with
+properties for operands, attributes (as Python values) and regions. Each op
+also has a snake_case builder (`add`, `dot_general`, `if_`, ...) that infers
+result types, builds regions from Python callables and verifies the op:
+
+    from oxla import ir
+    from oxla.dialects import stablehlo as shlo
+
+    with ir.InsertionPoint(block):
+        y = shlo.add(x, x)
+
+Families follow the specification's chapters, one module each.
+"""
+
+from oxla.dialects.stablehlo import attributes, types
+from oxla.dialects.stablehlo._core import BUILDERS, CLASSES, OPS, OpSpec, StableHLOOp
+from oxla.dialects.stablehlo.attributes import (
+    ChannelHandle, ConvDimensionNumbers, DotDimensionNumbers, GatherDimensionNumbers, OutputOperandAlias,
+    ScatterDimensionNumbers)
+from oxla.dialects.stablehlo.types import TensorSpec, element_type, tensor_type
+
+from oxla.dialects.stablehlo.elementwise import *  # noqa: F401,F403

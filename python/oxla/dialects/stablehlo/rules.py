@@ -1,0 +1,113 @@
+"""Checks and helpers that type-inference rules share, phrased as the specification's constraints.
+
+Rules read operand types through these helpers and fail with `fail`/`require`
+(imported from `_core`) so that messages name the broken constraint.
+"""
+
+from __future__ import annotations
+
+from oxla import ir
+from oxla.dialects.stablehlo import types as T
+from oxla.dialects.stablehlo._core import fail, require
+
+__all__ = ["fail", "require", "shape", "rank", "elem", "tensor", "compatible", "merge", "same_shape",
+           "same_type", "expect_element", "check_dims", "check_permutation", "ELEMENT_KINDS", "size_of"]
+
+
+def shape(v) -> tuple:
+    """Shape of a tensor value or type (None for dynamic dims); fails on non-tensors."""
+    t = v if isinstance(v, ir.Type) else v.type
+    require(T.is_tensor(t), f"expected a ranked tensor, got {t}", TypeError)
+    return T.shape_of(t)
+
+
+def rank(v) -> int:
+    """Rank of a tensor value or type."""
+    return len(shape(v))
+
+
+def elem(v) -> ir.Type:
+    """Element type of a tensor value or type."""
+    return T.element_of(v)
+
+
+def tensor(dims, element) -> ir.RankedTensorType:
+    """A result tensor type from dims (None for dynamic) and an element type."""
+    return T.ranked([T.DYNAMIC if d is None else d for d in dims], element)
+
+
+def compatible(a, b) -> bool:
+    """Whether two shapes can be the same (equal rank, dims equal or dynamic)."""
+    return len(a) == len(b) and all(x is None or y is None or x == y for x, y in zip(a, b))
+
+
+def merge(a, b) -> tuple:
+    """The most static shape compatible with both."""
+    return tuple(x if x is not None else y for x, y in zip(a, b))
+
+
+def size_of(dims) -> int | None:
+    """Number of elements of a static shape (None if any dim is dynamic)."""
+    n = 1
+    for d in dims:
+        if d is None:
+            return None
+        n *= d
+    return n
+
+
+def same_shape(values: dict) -> tuple:
+    """Checks that the named tensors have compatible shapes; returns the merged shape."""
+    names = list(values)
+    first = shape(values[names[0]])
+    for n in names[1:]:
+        s = shape(values[n])
+        require(compatible(first, s), f"{' and '.join(names)} must have the same shape")
+        first = merge(first, s)
+    return first
+
+
+def same_type(values: dict) -> ir.Type:
+    """Checks that the named tensors have the same element type and compatible shapes; the first's type."""
+    names = list(values)
+    e = elem(values[names[0]])
+    for n in names[1:]:
+        require(elem(values[n]) == e, f"{' and '.join(names)} must have the same element type", TypeError)
+    dims = same_shape(values)
+    return tensor(dims, e)
+
+
+# Element kinds as the specification's operand constraints name them.
+ELEMENT_KINDS = {
+    "bool": T.is_bool,
+    "int": T.is_integer,
+    "signed": lambda e: T.is_integer(e) and not T.is_unsigned(e),
+    "unsigned": T.is_unsigned,
+    "float": T.is_float,
+    "complex": T.is_complex,
+    "quantized": T.is_quantized,
+}
+
+
+def expect_element(value, name: str, kinds: str) -> None:
+    """Fails unless the element type of `value` is one of `kinds` ("int|float|complex")."""
+    e = elem(value)
+    options = kinds.split("|")
+    if not any(ELEMENT_KINDS[k](e) for k in options):
+        words = {"bool": "boolean", "int": "integer", "signed": "signed integer", "unsigned": "unsigned integer",
+                 "float": "floating-point", "complex": "complex", "quantized": "quantized"}
+        allowed = ", ".join(words[k] for k in options)
+        fail(f"{name} must have {allowed} elements, got {e}", TypeError)
+
+
+def check_dims(dims, bound: int, what: str, unique: bool = True) -> None:
+    """Checks that dimension numbers lie in [0, bound) (and are unique)."""
+    for d in dims:
+        require(0 <= d < bound, f"{what} must be in [0, {bound}), got {list(dims)}")
+    if unique:
+        require(len(set(dims)) == len(dims), f"{what} must be unique, got {list(dims)}")
+
+
+def check_permutation(perm, n: int, what: str) -> None:
+    """Checks that `perm` is a permutation of range(n)."""
+    require(sorted(perm) == list(range(n)), f"{what} must be a permutation of 0..{n - 1}, got {list(perm)}")
