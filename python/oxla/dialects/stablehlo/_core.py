@@ -43,7 +43,10 @@ _OXLA_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__fi
 
 @dataclass(frozen=True)
 class Operand:
-    """An operand; `variadic` ones take a list (or one value, which makes the builder return one value)."""
+    """An operand; `variadic` ones take a list (or one value, which makes the builder return one value).
+
+    A variadic group that is not given is empty (`return_()`).
+    """
 
     name: str
     variadic: bool = False
@@ -73,10 +76,15 @@ class Param:
 
 @dataclass(frozen=True)
 class Region:
-    """A region built by a Python callable; `arguments(args)` gives its block's argument types."""
+    """A region built by a Python callable; `arguments(args)` gives its block's argument types.
+
+    A `variadic` region parameter (case's branches) takes a list of callables
+    and gives the op one region per callable; it must be the last region.
+    """
 
     name: str
     arguments: Callable = lambda args: []
+    variadic: bool = False
 
 
 @dataclass
@@ -92,6 +100,7 @@ class OpSpec:
     result_names: tuple = ()
     infer_after_regions: bool = False
     dialect: str = "stablehlo"
+    check_results: bool = False  # the rule runs even when result_types= is given (it reads args.result_types)
 
     @property
     def full_name(self) -> str:
@@ -235,14 +244,18 @@ def _attribute_property(p: Attr):
 
 def _op_class(spec: OpSpec) -> type:
     """The registered OpView subclass for a spec, with a property per operand, attribute and region."""
-    namespace = {"OPERATION_NAME": spec.full_name, "_ODS_REGIONS": (len(spec.of(Region)), True), "SPEC": spec,
+    regions = spec.of(Region)
+    namespace = {"OPERATION_NAME": spec.full_name, "SPEC": spec,
+                 "_ODS_REGIONS": (sum(not p.variadic for p in regions), not any(p.variadic for p in regions)),
                  "__doc__": spec.doc or f"`{spec.full_name}`."}
     for i, p in enumerate(spec.of(Operand)):
         namespace[_free_name(p.name)] = property(lambda self, i=i: self._operand_group(i), doc=f"Operand `{p.name}`.")
     for p in spec.of(Attr):
         namespace[_free_name(p.name)] = _attribute_property(p)
-    for i, p in enumerate(spec.of(Region)):
-        namespace[_free_name(p.name)] = property(lambda self, i=i: self.operation.regions[i], doc=f"Region `{p.name}`.")
+    for i, p in enumerate(regions):
+        get = (lambda self, i=i: list(self.operation.regions)[i:]) if p.variadic else \
+            (lambda self, i=i: self.operation.regions[i])
+        namespace[_free_name(p.name)] = property(get, doc=f"Region{'s' * p.variadic} `{p.name}`.")
     for i, name in enumerate(spec.result_names):
         namespace[_free_name(name)] = property(lambda self, i=i: self.operation.results[i], doc=f"Result `{name}`.")
     cls = type(_camel(spec.name) + "Op", (StableHLOOp,), namespace)
@@ -310,6 +323,8 @@ class Builder:
                 if ip is None:
                     raise build_error(spec, RuntimeError, "no insertion point: build inside a Program function or "
                                       "`with ir.InsertionPoint(block):`") from None
+            args.result_types = None if result_types is None else _as_types(result_types)
+            args.ip = ip
             if spec.infer_after_regions and result_types is None:
                 op = self._create_after_regions(args, flat, attrs, loc, ip)
             else:
@@ -329,7 +344,8 @@ class Builder:
                 raise TypeError(f"{self.__name__}() got multiple values for argument {k!r}")
             bound[k] = v
         for p in self.spec.params:
-            if p.name not in bound and (isinstance(p, (Operand, Region)) or getattr(p, "default", None) is REQUIRED):
+            if p.name not in bound and (isinstance(p, Region) or (isinstance(p, Operand) and not p.variadic)
+                                        or getattr(p, "default", None) is REQUIRED):
                 raise TypeError(f"{self.__name__}() missing required argument {p.name!r}")
         return bound
 
@@ -338,6 +354,8 @@ class Builder:
         if not p.variadic:
             v, w = value_of(value, f"operand {p.name}")
             return v, w, True
+        if value is REQUIRED:
+            return [], False, False
         if isinstance(value, (list, tuple)):
             pairs = [value_of(x, f"operand {p.name}[{i}]") for i, x in enumerate(value)]
             return [v for v, _ in pairs], any(w for _, w in pairs), False
@@ -352,9 +370,11 @@ class Builder:
                 raise TypeError(f"attribute {p.name} is required")
             return p.default
         try:
-            python, attrs[p.name] = p.kind.convert(value)
+            python, attr = p.kind.convert(value)
         except (TypeError, ValueError) as e:
             raise type(e)(f"attribute {p.name}: {e}") from None
+        if attr is not None:  # None leaves the attribute off (a false unit flag)
+            attrs[p.name] = attr
         return python
 
     def _infer(self, args: Args) -> list:
@@ -365,36 +385,63 @@ class Builder:
             raise build_error(self.spec, e.kind, e.rule, args) from None
         return list(types) if isinstance(types, (list, tuple)) else [types]
 
+    def _region_bodies(self, args) -> list:
+        """(Region, label, callable) for each region the op gets: one per callable of a variadic region."""
+        plan = []
+        for p in self.spec.of(Region):
+            body = getattr(args, p.name)
+            if not p.variadic:
+                plan.append((p, p.name, body))
+            elif isinstance(body, (list, tuple)):
+                plan.extend((p, f"{p.name}[{k}]", b) for k, b in enumerate(body))
+            else:
+                raise build_error(self.spec, TypeError, f"region {p.name}: expected a list of callables, got {body!r}")
+        return plan
+
     def _create(self, args, flat, attrs, result_types, loc, ip):
         """Creates the op (results given or inferred) and builds its regions."""
-        types = self._infer(args) if result_types is None else _as_types(result_types)
+        types = self._infer(args) if result_types is None or self.spec.check_results else args.result_types
+        plan = self._region_bodies(args)
         op = ir.Operation.create(self.spec.full_name, results=types, operands=flat, attributes=attrs,
-                                 regions=len(self.spec.of(Region)), loc=loc, ip=ip)
-        for region, p in zip(op.regions, self.spec.of(Region)):
-            self._build_region(region, p, args, loc)
+                                 regions=len(plan), loc=loc, ip=ip)
+        try:
+            for region, (p, label, body) in zip(op.regions, plan):
+                self._build_region(region, p, label, body, args, loc)
+        except BaseException:
+            op.erase()  # leave no half-built op behind
+            raise
         return op
 
     def _create_after_regions(self, args, flat, attrs, loc, ip):
         """For ops whose results are what their regions return (if, case): bodies first, then the op."""
-        n = len(self.spec.of(Region))
+        plan = self._region_bodies(args)
+        n = len(plan)
         scratch = ir.Operation.create(self.spec.full_name, results=[], operands=flat, attributes=attrs,
                                       regions=n, loc=loc, ip=ip)
-        for region, p in zip(scratch.regions, self.spec.of(Region)):
-            self._build_region(region, p, args, loc)
-        args.region_results = [[v.type for v in r.blocks[0].operations[len(r.blocks[0].operations) - 1].operands]
-                               for r in scratch.regions]
-        op = ir.Operation.create(self.spec.full_name, results=self._infer(args), operands=flat, attributes=attrs,
+        try:
+            for region, (p, label, body) in zip(scratch.regions, plan):
+                self._build_region(region, p, label, body, args, loc)
+            args.region_results = [[v.type for v in r.blocks[0].operations[len(r.blocks[0].operations) - 1].operands]
+                                   for r in scratch.regions]
+            types = self._infer(args)
+        except BaseException:
+            scratch.erase()  # leave no half-built op behind
+            raise
+        op = ir.Operation.create(self.spec.full_name, results=types, operands=flat, attributes=attrs,
                                  regions=n, loc=loc, ip=ip)
         for old, new in zip(scratch.regions, op.regions):
             old.blocks[0].append_to(new)
         scratch.erase()
         return op
 
-    def _build_region(self, region, p: Region, args: Args, loc) -> None:
-        """Fills a region: one block with the rule's argument types, the callable's body, then a return."""
-        body = getattr(args, p.name)
+    def _build_region(self, region, p: Region, label: str, body, args: Args, loc) -> None:
+        """Fills a region: one block with the rule's argument types, the callable's body, then a return.
+
+        The callable returns the region's values (one value, or a list/tuple,
+        empty for none), or builds the return itself and returns None or it.
+        """
         if not callable(body):
-            raise build_error(self.spec, TypeError, f"region {p.name}: expected a callable that builds the body, got {body!r}")
+            raise build_error(self.spec, TypeError, f"region {label}: expected a callable that builds the body, got {body!r}")
         try:
             arg_types = p.arguments(args)
         except RuleError as e:
@@ -405,11 +452,19 @@ class Builder:
             block_args = [wrapper[0](a) for a in block_args]
         with ir.InsertionPoint(block):
             returned = body(*block_args)
-            if returned is None and len(block.operations) and _is_terminator(block.operations[len(block.operations) - 1]):
-                return
+            last = block.operations[len(block.operations) - 1] if len(block.operations) else None
+            if last is not None and _is_terminator(last):
+                if returned is None or (isinstance(returned, (ir.OpView, ir.Operation))
+                                        and returned.operation == last.operation):
+                    return
+                raise build_error(self.spec, TypeError, f"region {label}: the callable built a return and also "
+                                  f"returned {returned!r:.60}; do one or the other")
+            if returned is None:
+                raise build_error(self.spec, TypeError, f"region {label}: the callable returned None; return the "
+                                  "region's values ([] for none) or build the return op")
             values = returned if isinstance(returned, (list, tuple)) else [returned]
             try:
-                operands = [value_of(v, f"region {p.name} result")[0] for v in values]
+                operands = [value_of(v, f"region {label} result")[0] for v in values]
             except TypeError as e:
                 raise build_error(self.spec, TypeError, str(e)) from None
             ir.Operation.create(f"{self.spec.dialect}.return", operands=operands, loc=loc)
@@ -463,7 +518,7 @@ def _builder_doc(spec: OpSpec) -> str:
     """The builder's docstring: the op's doc and its signature in parameter order."""
     params = []
     for p in spec.params:
-        label = p.name + ("..." if isinstance(p, Operand) and p.variadic else "")
+        label = p.name + ("..." if isinstance(p, (Operand, Region)) and p.variadic else "")
         if isinstance(p, (Attr, Param)) and p.default is not REQUIRED:
             label += f"={p.default!r}"
         params.append(label)
