@@ -111,3 +111,17 @@ def check_dims(dims, bound: int, what: str, unique: bool = True) -> None:
 def check_permutation(perm, n: int, what: str) -> None:
     """Checks that `perm` is a permutation of range(n)."""
     require(sorted(perm) == list(range(n)), f"{what} must be a permutation of 0..{n - 1}, got {list(perm)}")
+
+
+def constant_ints(value) -> list[int] | None:
+    """The values (flattened) of an integer tensor made by a constant op, or None when it is not a constant."""
+    owner = value.owner
+    if not isinstance(owner, ir.OpView) or owner.operation.name not in ("stablehlo.constant", "arith.constant"):
+        return None
+    if not T.is_tensor(value.type) or not isinstance(elem(value), (ir.IntegerType, ir.IndexType)):
+        return None  # (the bindings cannot even read some other element types' attributes)
+    try:
+        values = ir.DenseIntElementsAttr(owner.operation.attributes["value"])
+    except (TypeError, ValueError):
+        return None  # dense_resource and other elements attributes that are not dense ints
+    return [int(values[i]) for i in range(len(values))]
