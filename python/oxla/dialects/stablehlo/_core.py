@@ -205,6 +205,12 @@ def build_error(spec: OpSpec, kind: type, message: str, args: Args | None = None
 
 # Op classes -------------------------------------------------------------------------------------------------------
 
+# The bindings look for a Python module per dialect namespace on every op they wrap and do not remember
+# a miss; finding this package under "oxla.dialects" makes the lookup for "stablehlo" succeed once.
+if "oxla.dialects" not in _cext.globals.dialect_search_modules:
+    _cext.globals.append_dialect_search_prefix("oxla.dialects")
+
+
 @_cext.register_dialect
 class _StableHLODialect(ir.Dialect):
     """The StableHLO dialect's Python face."""
@@ -383,6 +389,8 @@ class Builder:
             types = self.spec.infer(args)
         except RuleError as e:
             raise build_error(self.spec, e.kind, e.rule, args) from None
+        except (TypeError, ValueError) as e:  # a bad dtype or shape parameter, found by a shared helper
+            raise build_error(self.spec, type(e), str(e), args) from None
         return list(types) if isinstance(types, (list, tuple)) else [types]
 
     def _region_bodies(self, args) -> list:
