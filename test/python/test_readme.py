@@ -36,6 +36,17 @@ def test_the_example_pass_rejects_f64():
     assert "f.mlir:2:8: error: stablehlo.add computes in f64" in out.stdout, out.stderr
 
 
+def test_build_example():
+    code = _readme_block("readme-example: build", "python")
+    code += "\nr = mlp(np.ones((64, 784), np.float32), np.ones((784, 10), np.float32))\n"
+    code += "print(r.shape, round(float(r.sum()), 3), norm(np.array([[1.0, 3.0]], np.float32)))\n"
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert "func.func @mlp(%arg0: tensor<64x784xf32>, %arg1: tensor<784x10xf32>) -> tensor<64x10xf32>" in out.stdout
+    assert "stablehlo.dot_general" in out.stdout
+    assert "(64, 10) 64.0 [[0.25 0.75]]" in out.stdout
+
+
 def test_main_command_runs_on_the_bundled_example():
     pipeline = "builtin.module(oxla-print-op-stats,oxla-dce,func.func(cse),oxla-print-op-stats)"
     opt = os.path.join(os.path.dirname(sys.executable), "oxla-opt")
