@@ -25,5 +25,7 @@ from oxla.dialects.stablehlo.types import TensorSpec, element_type, tensor_type
 from oxla.dialects.stablehlo.elementwise import *  # noqa: F401,F403
 from oxla.dialects.stablehlo.reduction import *  # noqa: F401,F403
 from oxla.dialects.stablehlo.control_flow import *  # noqa: F401,F403
+from oxla.dialects.stablehlo.linalg import *  # noqa: F401,F403
+from oxla.dialects.stablehlo.indexing import *  # noqa: F401,F403
 from oxla.dialects.stablehlo.data_movement import *  # noqa: F401,F403
 from oxla.dialects.stablehlo.dynamism import *  # noqa: F401,F403

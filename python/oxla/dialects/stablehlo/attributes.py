@@ -526,3 +526,67 @@ RNG_ALGORITHM = Enum("rng_algorithm", ("DEFAULT", "THREE_FRY", "PHILOX"))
 TRANSPOSE = Enum("transpose", ("TRANSPOSE_INVALID", "NO_TRANSPOSE", "TRANSPOSE", "ADJOINT"))
 API_VERSION = IntegerEnum({"API_VERSION_UNSPECIFIED": 0, "API_VERSION_ORIGINAL": 1, "API_VERSION_STATUS_RETURNING": 2,
                            "API_VERSION_STATUS_RETURNING_UNIFIED": 3, "API_VERSION_TYPED_FFI": 4})
+
+
+@dataclass(frozen=True)
+class DotAlgorithm:
+    """dot_general's algorithm: precisions the operands are rounded to, the accumulation type, decomposition counts."""
+
+    lhs_precision_type: str
+    rhs_precision_type: str
+    accumulation_type: str
+    lhs_component_count: int = 1
+    rhs_component_count: int = 1
+    num_primitive_operations: int = 1
+    allow_imprecise_accumulation: bool = False
+
+
+class DotAlgorithmKind(AttrKind):
+    """`#stablehlo.dot_algorithm<...>` <-> DotAlgorithm (types as their MLIR spelling)."""
+
+    _COUNTS = ("lhs_component_count", "rhs_component_count", "num_primitive_operations")
+
+    def to_attr(self, value):
+        if isinstance(value, dict):
+            value = DotAlgorithm(**value)
+        if not isinstance(value, DotAlgorithm):
+            raise TypeError(f"expected DotAlgorithm (or a dict of its fields), got {value!r}")
+        for name in self._COUNTS:
+            if int(getattr(value, name)) < 1:
+                raise ValueError(f"{name} must be positive, got {getattr(value, name)}")
+        types = [str(T.element_type(getattr(value, f))) for f in ("lhs_precision_type", "rhs_precision_type",
+                                                                     "accumulation_type")]
+        text = (f"#stablehlo.dot_algorithm<lhs_precision_type = {types[0]}, rhs_precision_type = {types[1]}, "
+                f"accumulation_type = {types[2]}, "
+                + ", ".join(f"{n} = {int(getattr(value, n))}" for n in self._COUNTS)
+                + f", allow_imprecise_accumulation = {str(bool(value.allow_imprecise_accumulation)).lower()}>")
+        try:
+            return ir.Attribute.parse(text)
+        except ir.MLIRError as e:
+            raise ValueError("; ".join(d.message for d in e.error_diagnostics) or str(e)) from None
+
+    def to_python(self, attr):
+        fields = dict(re.findall(r"(\w+)\s*=\s*([^,>\s]+)", str(attr)))
+        return DotAlgorithm(fields["lhs_precision_type"], fields["rhs_precision_type"], fields["accumulation_type"],
+                            *(int(fields[n]) for n in self._COUNTS), fields["allow_imprecise_accumulation"] == "true")
+
+
+class Canonical(AttrKind):
+    """Another kind whose builder-side Python value is read back from the attribute it made.
+
+    Rules then see one form whatever the caller passed: a dataclass for a
+    dict or layout strings, upper-case enum names, lists for arrays.
+    """
+
+    def __init__(self, kind: AttrKind):
+        self.kind = kind
+
+    def to_attr(self, value):
+        return self.kind.convert(value)[1]
+
+    def to_python(self, attr):
+        return self.kind.to_python(attr)
+
+    def convert(self, value):
+        attr = self.to_attr(value)
+        return self.to_python(attr), attr
