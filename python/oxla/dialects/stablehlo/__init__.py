@@ -29,3 +29,7 @@ from oxla.dialects.stablehlo.linalg import *  # noqa: F401,F403
 from oxla.dialects.stablehlo.indexing import *  # noqa: F401,F403
 from oxla.dialects.stablehlo.data_movement import *  # noqa: F401,F403
 from oxla.dialects.stablehlo.dynamism import *  # noqa: F401,F403
+from oxla.dialects.stablehlo.distribution import *  # noqa: F401,F403
+from oxla.dialects.stablehlo.extensibility import *  # noqa: F401,F403
+from oxla.dialects.stablehlo.quantization import *  # noqa: F401,F403
+from oxla.dialects.stablehlo.random import *  # noqa: F401,F403

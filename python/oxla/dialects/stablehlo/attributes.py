@@ -459,11 +459,22 @@ class ConvDimensionNumbers:
 
     @staticmethod
     def from_layout(input: str, kernel: str, output: str) -> "ConvDimensionNumbers":
-        """From layout strings such as ("NHWC", "HWIO", "NHWC"): N/C (or b/f), I/O (or i/o), spatial letters."""
-        def spatial(layout, skip):
-            return [i for i, c in enumerate(layout) if c not in skip]
-        def find(layout, letters):
-            return next(i for i, c in enumerate(layout) if c in letters)
+        """From layout strings such as ("NHWC", "HWIO", "NHWC"): N/C (or b/f), I/O (or i/o), and spatial
+        letters, which pair up by letter (so "NHWC" with a "WHIO" kernel pairs H with H)."""
+        order = [c for c in input if c not in "NbCf"]
+
+        def spatial(layout: str, skip: str) -> list[int]:
+            letters = [c for c in layout if c not in skip]
+            if sorted(letters) != sorted(order):
+                raise ValueError(f"layouts {input!r}, {kernel!r}, {output!r} do not share spatial dimensions")
+            return [layout.index(c) for c in order]
+
+        def find(layout: str, letters: str) -> int:
+            found = [i for i, c in enumerate(layout) if c in letters]
+            if len(found) != 1:
+                raise ValueError(f"layout {layout!r} needs exactly one of {' or '.join(letters)}")
+            return found[0]
+
         return ConvDimensionNumbers(
             find(input, "Nb"), find(input, "Cf"), spatial(input, "NbCf"),
             find(kernel, "Ii"), find(kernel, "Oo"), spatial(kernel, "IiOo"),
@@ -590,3 +601,18 @@ class Canonical(AttrKind):
     def convert(self, value):
         attr = self.to_attr(value)
         return self.to_python(attr), attr
+
+
+class Unit(AttrKind):
+    """A unit attribute flag <-> bool: True puts the attribute on the op, False leaves it off."""
+
+    def to_attr(self, value):
+        return ir.UnitAttr.get() if value else None
+
+    def to_python(self, attr):
+        return True
+
+    def convert(self, value):
+        if isinstance(value, ir.Attribute):
+            return True, value
+        return bool(value), self.to_attr(value)
