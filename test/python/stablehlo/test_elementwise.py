@@ -210,3 +210,11 @@ def test_parsed_ops_come_back_as_their_classes():
                      "  return %0 : tensor<2xi1>\n}")
         op = m.body.operations[0].regions[0].blocks[0].operations[0]
         assert isinstance(op, shlo.CompareOp) and op.comparison_direction == "NE"
+
+
+def test_explicit_result_types_are_checked():
+    assert build(lambda x: shlo.negate(x, result_types=["tensor<2x3xf32>"]), F32).result_types == [F32]
+    with raises_rule(TypeError, "stablehlo.negate", "result_types: not an MLIR type: 'tensor<2x3xfloat>'"):
+        build(lambda x: shlo.negate(x, result_types="tensor<2x3xfloat>"), F32)
+    with raises_rule(ValueError, "stablehlo.negate", "does not verify"):
+        build(lambda x: shlo.negate(x, result_types="tensor<3x2xf32>"), F32)

@@ -530,3 +530,12 @@ def test_spec_cholesky_and_einsum_text_parse_as_op_classes():
         assert isinstance(chol, shlo.CholeskyOp) and chol.lower is True
         assert isinstance(einsum, shlo.EinsumOp) and einsum.einsum_config == "ab,bc->ac"
         assert isinstance(unary, shlo.UnaryEinsumOp) and unary.einsum_config == "ab->a"
+
+
+def test_layout_strings_pair_spatial_dimensions_by_letter():
+    numbers = ConvDimensionNumbers.from_layout("NHWC", "WHIO", "NCHW")
+    assert numbers.input_spatial_dimensions == [1, 2]
+    assert numbers.kernel_spatial_dimensions == [1, 0]
+    assert numbers.output_spatial_dimensions == [2, 3]
+    with pytest.raises(ValueError, match="do not share spatial dimensions"):
+        ConvDimensionNumbers.from_layout("NHWC", "HDIO", "NHWC")

@@ -329,7 +329,10 @@ class Builder:
                 if ip is None:
                     raise build_error(spec, RuntimeError, "no insertion point: build inside a Program function or "
                                       "`with ir.InsertionPoint(block):`") from None
-            args.result_types = None if result_types is None else _as_types(result_types)
+            try:
+                args.result_types = None if result_types is None else _as_types(result_types)
+            except (TypeError, ValueError) as e:
+                raise build_error(spec, TypeError, f"result_types: {e}") from None
             args.ip = ip
             if spec.infer_after_regions and result_types is None:
                 op = self._create_after_regions(args, flat, attrs, loc, ip)
@@ -509,9 +512,14 @@ def _as_types(result_types) -> list:
     out = []
     for t in items:
         if isinstance(t, str):
-            t = ir.Type.parse(t, ir.context())
+            try:
+                t = ir.Type.parse(t, ir.context())
+            except ir.MLIRError:
+                raise TypeError(f"not an MLIR type: {t!r}") from None
         elif isinstance(t, T.TensorSpec):
             t = t.mlir_type()
+        elif not isinstance(t, ir.Type):
+            raise TypeError(f"expected an ir.Type, a TensorSpec or a type's spelling, got {t!r}")
         out.append(t)
     return out
 
