@@ -10,7 +10,8 @@ Layers, each importing only those before it:
     oxla.builder      programs written as numpy-style Python; jit
 
 `oxla.compile` is `oxla.pipelines.compile`, and `oxla.jit`, `oxla.Program`
-and `oxla.Tensor` come from `oxla.builder`; each is imported on first use so
+and `oxla.Tensor` come from `oxla.builder`, `oxla.compile_model` from
+`oxla.importers`; each is imported on first use so
 that `import oxla.runtime` never loads the compiler.
 """
 
@@ -22,6 +23,10 @@ def __getattr__(name: str):
         from oxla.pipelines import compile
 
         return compile
+    if name == "compile_model":
+        from oxla.importers import compile_model
+
+        return compile_model
     if name in ("jit", "Program", "Tensor"):
         import oxla.builder
 
