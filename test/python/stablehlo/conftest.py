@@ -1,6 +1,10 @@
-"""Helpers for StableHLO builder tests: build inside a function, verify, and round-trip the text."""
+"""Helpers for StableHLO builder tests: build inside a function, verify, and round-trip the text; read the ops of
+the conformance programs in ../shared/conformance."""
 
 from __future__ import annotations
+
+import os
+import re
 
 import pytest
 
@@ -90,3 +94,49 @@ class _RaisesRule:
             assert fragment in message, f"{fragment!r} not in {message!r}"
         assert "test/python/stablehlo/" in message or "test_" in message, f"no user line in {message!r}"
         return handled
+
+
+def add_body(a, b):
+    """A region body that adds its two arguments (the computation of reduce, scatter, all_reduce, ...)."""
+    return shlo.add(a, b)
+
+
+def constant(values, type_text: str, dialect: str = "stablehlo"):
+    """A `stablehlo.constant` (or `arith.constant`) of `dense<values> : type_text`, made without the builders so
+    that rules can read its values; `values` is a list or the literal's text."""
+    attr = ir.Attribute.parse(f"dense<{values}> : {type_text}")
+    return ir.Operation.create(f"{dialect}.constant", results=[attr.type], attributes={"value": attr}).result
+
+
+# Conformance programs -----------------------------------------------------------------------------------------------
+
+CONFORMANCE = os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "shared", "conformance")
+INTERPRET = os.path.join(CONFORMANCE, "interpret")
+needs_conformance = pytest.mark.skipif(not os.path.isdir(INTERPRET), reason="../shared/conformance is not present")
+
+# A check op (which this context cannot parse) runs from its `check.` line, over any continuation lines, up to the
+# next line that starts a value, another check op or the function's return.
+_CHECK_OP = re.compile(r"^\s*check\..*?(?=^\s*(?:%|check\.|func\.return))", re.M | re.S)
+_KEEP = []  # parsed modules stay alive: an op read from a module crashes the process once the module is collected
+
+
+def parse_ops(text: str, name: str, allow_unregistered: bool = False) -> list:
+    """The ops named `name` in MLIR text as their op classes (op.opview): check ops are removed and every
+    `// -----` chunk is parsed on its own."""
+    ops = []
+    with ir.context():
+        for chunk in _CHECK_OP.sub("", text).split("// -----"):
+            module = ir.parse(chunk, allow_unregistered_dialects=allow_unregistered)
+            _KEEP.append(module)
+            ops += [op.opview for op in ir.ops(module) if op.operation.name == name]
+    return ops
+
+
+def conformance_ops(path: str, name: str, chunk: int | None = None, allow_unregistered: bool = False) -> list:
+    """`parse_ops` of the conformance program at `path` ("interpret/if.mlir"), or of only its `chunk`-th
+    `// -----` chunk."""
+    with open(os.path.join(CONFORMANCE, path), encoding="utf-8") as f:
+        text = f.read()
+    if chunk is not None:
+        text = text.split("// -----")[chunk]
+    return parse_ops(text, name, allow_unregistered)

@@ -1,17 +1,11 @@
 """Builders and type inference of the control-flow ops, with the specification's examples and broken rules."""
 
-import os
-import re
-
 import pytest
 
 from oxla import ir
 from oxla.dialects import stablehlo as shlo
 
-from conftest import build, raises_rule
-
-INTERPRET = os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "shared", "conformance", "interpret")
-needs_conformance = pytest.mark.skipif(not os.path.isdir(INTERPRET), reason="../shared/conformance is not present")
+from conftest import build, conformance_ops, needs_conformance, parse_ops, raises_rule
 V = "tensor<2xi64>"
 
 
@@ -281,25 +275,11 @@ def test_return_builder_gives_the_op_and_takes_no_or_many_values():
 
 # Parsed text ------------------------------------------------------------------------------------------------------
 
-_KEEP = []  # parsed modules stay alive while tests read their ops
-
-
-def _parse_ops(text: str, name: str) -> list:
-    """The ops named `name` in `text` (conformance checks removed), as the bindings give them."""
-    text = re.sub(r"^\s*check\.[^:]*:\s*tensor<[^>]*>\s*$", "", text, flags=re.M)
-    ops = []
-    for chunk in text.split("// -----"):
-        module = ir.parse(chunk)
-        _KEEP.append(module)
-        ops += [op.opview for op in ir.ops(module) if op.operation.name == name]
-    return ops
-
-
 @needs_conformance
 @pytest.mark.parametrize("name, cls, regions", [("if", "IfOp", 2), ("case", "CaseOp", 2), ("while", "WhileOp", 2)])
 def test_conformance_control_flow_parses_as_op_classes(name, cls, regions):
     with ir.context():
-        ops = _parse_ops(open(os.path.join(INTERPRET, f"{name}.mlir")).read(), f"stablehlo.{name}")
+        ops = conformance_ops(f"interpret/{name}.mlir", f"stablehlo.{name}")
         assert ops and all(type(op) is getattr(shlo, cls) for op in ops)
         assert all(len(op.operation.regions) == regions for op in ops)
         if name == "case":
@@ -321,9 +301,9 @@ def test_spec_case_text_parses_as_case_op_with_branch_list():
       return %r : tensor<2xi64>
     }"""
     with ir.context():
-        (case,) = _parse_ops(text, "stablehlo.case")
+        (case,) = parse_ops(text, "stablehlo.case")
         assert isinstance(case, shlo.CaseOp) and len(case.branches) == 3
         ret = case.branches[2].blocks[0].operations[0]
         assert isinstance(ret, shlo.ReturnOp) and len(ret.results_) == 2
-        (barrier,) = _parse_ops(text, "stablehlo.optimization_barrier")
+        (barrier,) = parse_ops(text, "stablehlo.optimization_barrier")
         assert isinstance(barrier, shlo.OptimizationBarrierOp)

@@ -5,14 +5,13 @@ import glob
 import os
 import re
 
-import pytest
-
 from oxla import ir
 from oxla.dialects import stablehlo as shlo
 from oxla.dialects.stablehlo import coverage
 
+from conftest import CONFORMANCE, needs_conformance
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-SHARED = os.path.join(os.path.dirname(ROOT), "shared", "conformance")
 
 
 def test_every_op_of_the_specification_is_defined():
@@ -39,8 +38,8 @@ def test_the_coverage_doc_is_current():
 
 
 def _program_files():
-    files = sorted(glob.glob(os.path.join(SHARED, "interpret", "*.mlir")))
-    files += sorted(glob.glob(os.path.join(SHARED, "testdata", "*.mlir")))[::25]
+    files = sorted(glob.glob(os.path.join(CONFORMANCE, "interpret", "*.mlir")))
+    files += sorted(glob.glob(os.path.join(CONFORMANCE, "testdata", "*.mlir")))[::25]
     return files
 
 
@@ -48,7 +47,7 @@ def _properties(cls) -> list[str]:
     return [n for n in dir(cls) if isinstance(getattr(cls, n, None), property) and n not in dir(ir.OpView)]
 
 
-@pytest.mark.skipif(not os.path.isdir(SHARED), reason="needs ../shared/conformance")
+@needs_conformance
 def test_parsed_conformance_ops_come_back_as_classes_with_readable_properties():
     seen = set()
     for path in _program_files():

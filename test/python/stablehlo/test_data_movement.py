@@ -13,10 +13,8 @@ from oxla.dialects.elements import DTYPES
 from oxla.dialects.stablehlo import _core
 from oxla.dialects.stablehlo.data_movement import ConstantBuilder
 
-from conftest import build, raises_rule
+from conftest import CONFORMANCE, build, needs_conformance, raises_rule
 
-CONFORMANCE = os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "shared", "conformance")
-needs_conformance = pytest.mark.skipif(not os.path.isdir(CONFORMANCE), reason="../shared/conformance is not present")
 PER_AXIS = "!quant.uniform<i8:f32:1, {0.1:1,0.2:2,0.3:3}>"
 
 

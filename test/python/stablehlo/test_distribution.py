@@ -1,25 +1,14 @@
 """Builders and type inference of the distribution ops, with the specification's examples and broken rules."""
 
-import os
-import re
-
-import pytest
-
 from oxla import ir
 from oxla.dialects import stablehlo as shlo
 from oxla.dialects.stablehlo import distribution as D
 from oxla.dialects.stablehlo.attributes import ChannelHandle
 
-from conftest import build, raises_rule
+from conftest import add_body, build, conformance_ops, needs_conformance, raises_rule
 
-INTERPRET = os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "shared", "conformance", "interpret")
-needs_conformance = pytest.mark.skipif(not os.path.isdir(INTERPRET), reason="../shared/conformance is not present")
 TOKEN = "!stablehlo.token"
 I64_2x2 = "tensor<2x2xi64>"
-
-
-def _add(a, b):
-    return shlo.add(a, b)
 
 
 # all_gather -------------------------------------------------------------------------------------------------------
@@ -79,7 +68,7 @@ def test_all_gather_rules():
 # all_reduce -------------------------------------------------------------------------------------------------------
 
 def test_all_reduce_spec_example_builds_the_computation():
-    b = build(lambda x: D.all_reduce([x, x], [[0, 1]], ChannelHandle(0, 0), computation=_add), "tensor<4xi64>")
+    b = build(lambda x: D.all_reduce([x, x], [[0, 1]], ChannelHandle(0, 0), computation=add_body), "tensor<4xi64>")
     assert b.result_types == ["tensor<4xi64>", "tensor<4xi64>"]
     op = b.ops("stablehlo.all_reduce")[0]
     assert isinstance(op, shlo.AllReduceOp)
@@ -88,7 +77,7 @@ def test_all_reduce_spec_example_builds_the_computation():
 
 
 def test_all_reduce_single_operand_padded_groups_and_global_ids():
-    b = build(lambda x: D.all_reduce(x, [[0, 1], [2, -1]], 1, True, computation=_add), "tensor<2x?xf32>")
+    b = build(lambda x: D.all_reduce(x, [[0, 1], [2, -1]], 1, True, computation=add_body), "tensor<2x?xf32>")
     assert b.result_types == ["tensor<2x?xf32>"]
     op = b.ops("stablehlo.all_reduce")[0]
     assert op.replica_groups == [[0, 1], [2, -1]] and op.use_global_device_ids is True
@@ -96,15 +85,15 @@ def test_all_reduce_single_operand_padded_groups_and_global_ids():
 
 def test_all_reduce_rules():
     with raises_rule(TypeError, "stablehlo.all_reduce", "share one element type"):
-        build(lambda x, y: D.all_reduce([x, y], [[0, 1]], computation=_add), "tensor<4xi64>", "tensor<4xf32>")
+        build(lambda x, y: D.all_reduce([x, y], [[0, 1]], computation=add_body), "tensor<4xi64>", "tensor<4xf32>")
     with raises_rule(TypeError, "computation must return an element type promotable from i64, got i1"):
         build(lambda x: D.all_reduce(x, [[0, 1]], computation=lambda a, c: shlo.compare(a, c, "LT")), "tensor<4xi64>")
     with raises_rule(ValueError, "computation must return one 0-d tensor"):
         build(lambda x: D.all_reduce(x, [[0, 1]], computation=lambda a, c: [a, c]), "tensor<4xi64>")
     with raises_rule(ValueError, "use_global_device_ids = true needs channel_id > 0, got channel_id 0"):
-        build(lambda x: D.all_reduce(x, [[0, 1]], ChannelHandle(0, 0), True, computation=_add), "tensor<4xi64>")
+        build(lambda x: D.all_reduce(x, [[0, 1]], ChannelHandle(0, 0), True, computation=add_body), "tensor<4xi64>")
     with raises_rule(ValueError, "replica_groups must be unique"):
-        build(lambda x: D.all_reduce(x, [[0, 0]], computation=_add), "tensor<4xi64>")
+        build(lambda x: D.all_reduce(x, [[0, 0]], computation=add_body), "tensor<4xi64>")
 
 
 # all_to_all -------------------------------------------------------------------------------------------------------
@@ -138,7 +127,7 @@ def test_all_to_all_rules():
 # reduce_scatter ---------------------------------------------------------------------------------------------------
 
 def test_reduce_scatter_spec_example_and_attributes():
-    b = build(lambda x: D.reduce_scatter(x, 1, [[0, 1]], ChannelHandle(0, 0), computation=_add), "tensor<2x4xi64>")
+    b = build(lambda x: D.reduce_scatter(x, 1, [[0, 1]], ChannelHandle(0, 0), computation=add_body), "tensor<2x4xi64>")
     assert b.result_types == ["tensor<2x2xi64>"]
     op = b.ops("stablehlo.reduce_scatter")[0]
     assert isinstance(op, shlo.ReduceScatterOp)
@@ -146,19 +135,19 @@ def test_reduce_scatter_spec_example_and_attributes():
 
 
 def test_reduce_scatter_across_partitions_needs_their_number():
-    b = build(lambda x: D.reduce_scatter(x, 0, [[0, 1]], 1, computation=_add, num_partitions=2), "tensor<8xf32>")
+    b = build(lambda x: D.reduce_scatter(x, 0, [[0, 1]], 1, computation=add_body, num_partitions=2), "tensor<8xf32>")
     assert b.result_types == ["tensor<2xf32>"]
-    assert build(lambda x: D.reduce_scatter(x, 0, [[0, 1]], 1, computation=_add), "tensor<8xf32>").result_types \
+    assert build(lambda x: D.reduce_scatter(x, 0, [[0, 1]], 1, computation=add_body), "tensor<8xf32>").result_types \
         == ["tensor<?xf32>"]
 
 
 def test_reduce_scatter_rules():
     with raises_rule(ValueError, "stablehlo.reduce_scatter", "scatter_dimension must be in [0, 2)"):
-        build(lambda x: D.reduce_scatter(x, 2, [[0, 1]], computation=_add), "tensor<2x4xi64>")
+        build(lambda x: D.reduce_scatter(x, 2, [[0, 1]], computation=add_body), "tensor<2x4xi64>")
     with raises_rule(ValueError, "must be divisible by the process group size 2, got 3"):
-        build(lambda x: D.reduce_scatter(x, 1, [[0, 1]], computation=_add), "tensor<2x3xi64>")
+        build(lambda x: D.reduce_scatter(x, 1, [[0, 1]], computation=add_body), "tensor<2x3xi64>")
     with raises_rule(ValueError, "operand must not be empty along scatter_dimension 1"):
-        build(lambda x: D.reduce_scatter(x, 1, [[0, 1]], computation=_add), "tensor<2x0xi64>")
+        build(lambda x: D.reduce_scatter(x, 1, [[0, 1]], computation=add_body), "tensor<2x0xi64>")
     with raises_rule(TypeError, "computation must return an element type promotable from f32, got i1"):
         build(lambda x: D.reduce_scatter(x, 1, [[0, 1]], computation=lambda a, c: shlo.compare(a, c, "LT")),
               "tensor<2x4xf32>")
@@ -208,12 +197,12 @@ def test_collective_permute_spec_example_and_rules():
 
 
 def test_collective_reduce_with_and_without_dynamic_root():
-    b = build(lambda x: D.collective_reduce(x, [[0, 1, 2, 3]], ChannelHandle(0, 0), computation=_add),
+    b = build(lambda x: D.collective_reduce(x, [[0, 1, 2, 3]], ChannelHandle(0, 0), computation=add_body),
               "tensor<1x2xi64>")
     assert b.result_types == ["tensor<1x2xi64>"]
     op = b.ops("stablehlo.collective_reduce")[0]
     assert (op.replica_groups, op.has_dynamic_root, op.use_global_device_ids) == ([[0, 1, 2, 3]], False, False)
-    b = build(lambda x, r: D.collective_reduce([x, r], [[0, 1]], has_dynamic_root=True, computation=_add),
+    b = build(lambda x, r: D.collective_reduce([x, r], [[0, 1]], has_dynamic_root=True, computation=add_body),
               "tensor<4xf32>", "tensor<1xi32>")
     assert b.result_types == ["tensor<4xf32>"]
     assert [str(a.type) for a in b.ops("stablehlo.collective_reduce")[0].computation.blocks[0].arguments] \
@@ -222,10 +211,11 @@ def test_collective_reduce_with_and_without_dynamic_root():
 
 def test_collective_reduce_rules():
     with raises_rule(ValueError, "stablehlo.collective_reduce", "root indices must have one entry per data operand"):
-        build(lambda x, r: D.collective_reduce([x, r], [[0, 1]], has_dynamic_root=True, computation=_add),
+        build(lambda x, r: D.collective_reduce([x, r], [[0, 1]], has_dynamic_root=True, computation=add_body),
               "tensor<4xf32>", "tensor<3xi32>")
     with raises_rule(ValueError, "use_global_device_ids = true needs channel_id > 0"):
-        build(lambda x: D.collective_reduce(x, [[0, 1]], use_global_device_ids=True, computation=_add), "tensor<4xf32>")
+        build(lambda x: D.collective_reduce(x, [[0, 1]], use_global_device_ids=True, computation=add_body),
+              "tensor<4xf32>")
 
 
 def test_cross_replica_sum_is_registered_under_its_dashed_name():
@@ -346,18 +336,9 @@ def test_async_rules():
 
 # Parsed conformance programs --------------------------------------------------------------------------------------
 
-_KEEP = []  # parsed modules stay alive while tests read their ops
-
-
 def _parsed(name: str, op: str, chunk: int = 0) -> list:
-    """The ops named `op` in one `// -----` chunk of a conformance program (checks removed), as op classes."""
-    with open(os.path.join(INTERPRET, name)) as f:
-        text = f.read().split("// -----")[chunk]
-    text = re.sub(r"^\s*check\.[^:]*:\s*tensor<[^>]*>\s*$", "", text, flags=re.M)
-    with ir.context():
-        module = ir.parse(text, allow_unregistered_dialects=True)
-        _KEEP.append(module)
-        return [o.opview for o in ir.ops(module) if o.operation.name == op]
+    """The ops named `op` in one `// -----` chunk of an interpreter program (its run_parallel is unregistered)."""
+    return conformance_ops(f"interpret/{name}", op, chunk, allow_unregistered=True)
 
 
 @needs_conformance

@@ -9,8 +9,8 @@ import pytest
 from oxla import ir
 from oxla.dialects import stablehlo as shlo
 
-from conftest import build, raises_rule
-from test_data_movement import CONFORMANCE, PER_AXIS, needs_conformance, op_of, rebuild_all
+from conftest import CONFORMANCE, build, needs_conformance, raises_rule
+from test_data_movement import PER_AXIS, op_of, rebuild_all
 
 
 def const(values, dtype="i64"):

@@ -1,19 +1,11 @@
 """Builders of custom_call and composite: result types from the caller or the decomposition, and their rules."""
 
-import os
-import re
-
-import pytest
-
 from oxla import ir
 from oxla.dialects import stablehlo as shlo
 from oxla.dialects.stablehlo import extensibility as E
 from oxla.dialects.stablehlo.attributes import OutputOperandAlias
 
-from conftest import build, raises_rule
-
-CONFORMANCE = os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "shared", "conformance")
-needs_conformance = pytest.mark.skipif(not os.path.isdir(CONFORMANCE), reason="../shared/conformance is not present")
+from conftest import build, conformance_ops, needs_conformance, raises_rule
 F32 = "tensor<2x3xf32>"
 
 
@@ -182,23 +174,9 @@ def test_composite_rules():
 
 # Parsed conformance programs --------------------------------------------------------------------------------------
 
-_KEEP = []  # parsed modules stay alive while tests read their ops
-
-
-def _parsed(path: str, op: str) -> list:
-    """The ops named `op` in a conformance program (interpreter checks removed), as op classes."""
-    with open(os.path.join(CONFORMANCE, path)) as f:
-        text = f.read()
-    text = re.sub(r"^\s*check\.[^:]*:\s*tensor<[^>]*>\s*$", "", text, flags=re.M)
-    with ir.context():
-        module = ir.parse(text)
-        _KEEP.append(module)
-        return [o.opview for o in ir.ops(module) if o.operation.name == op]
-
-
 @needs_conformance
 def test_conformance_composite_parses_with_python_attributes():
-    op = _parsed("interpret/composite.mlir", "stablehlo.composite")[0]
+    op = conformance_ops("interpret/composite.mlir", "stablehlo.composite")[0]
     assert isinstance(op, shlo.CompositeOp)
     assert (op.name_, op.composite_attributes, op.decomposition, op.version) == \
         ("stablehlo.add_n", {"n": 2}, "add_n.impl", 0)
@@ -206,7 +184,7 @@ def test_conformance_composite_parses_with_python_attributes():
 
 @needs_conformance
 def test_conformance_check_custom_call_parses_with_python_attributes():
-    op = _parsed("testdata/abs_float32_20_20.mlir", "stablehlo.custom_call")[0]
+    op = conformance_ops("testdata/abs_float32_20_20.mlir", "stablehlo.custom_call")[0]
     assert isinstance(op, shlo.CustomCallOp)
     assert (op.call_target_name, op.has_side_effect, op.api_version) == \
         ("check.expect_close", True, "API_VERSION_ORIGINAL")

@@ -1,42 +1,13 @@
 """Builders and type inference of gather, dynamic_gather and scatter, with the specification's examples and broken
 rules."""
 
-import os
-import re
-
 import pytest
 
 from oxla import ir
 from oxla.dialects import stablehlo as shlo
 from oxla.dialects.stablehlo.attributes import GatherDimensionNumbers, ScatterDimensionNumbers
 
-from conftest import build, raises_rule
-
-INTERPRET = os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "shared", "conformance", "interpret")
-needs_conformance = pytest.mark.skipif(not os.path.isdir(INTERPRET), reason="../shared/conformance is not present")
-_KEEP = []  # parsed modules outlive the ops read from them
-
-
-def _constant(values, type_text: str):
-    """A stablehlo.constant of integers, built directly (so rules can read its values)."""
-    attr = ir.Attribute.parse(f"dense<{values}> : {type_text}")
-    return ir.Operation.create("stablehlo.constant", results=[ir.Type.parse(type_text)],
-                               attributes={"value": attr}).result
-
-
-def _parse_ops(text: str, name: str) -> list:
-    """The ops named `name` in conformance text (its check ops removed), as the bindings give them."""
-    text = re.sub(r"^\s*check\..*?(?=^\s*(?:%|check\.|func\.return))", "", text, flags=re.M | re.S)
-    ops = []
-    for chunk in text.split("// -----"):
-        module = ir.parse(chunk)
-        _KEEP.append(module)
-        ops += [op.opview for op in ir.ops(module) if op.operation.name == name]
-    return ops
-
-
-def _add(a, b):
-    return shlo.add(a, b)
+from conftest import add_body, build, conformance_ops, constant, needs_conformance, raises_rule
 
 
 # gather -------------------------------------------------------------------------------------------------------------
@@ -141,7 +112,7 @@ DYNAMIC_GATHER = GatherDimensionNumbers(offset_dims=[2, 3], collapsed_slice_dims
 
 def test_dynamic_gather_spec_example_with_constant_slice_sizes():
     def body(x, i):
-        return shlo.dynamic_gather(x, i, _constant("[1, 2, 2]", "tensor<3xi64>"), DYNAMIC_GATHER,
+        return shlo.dynamic_gather(x, i, constant("[1, 2, 2]", "tensor<3xi64>"), DYNAMIC_GATHER,
                                    indices_are_sorted=False)
     b = build(body, "tensor<3x4x2xi64>", "tensor<2x3x2xi64>")
     assert b.result_types == ["tensor<2x3x2x2xi64>"]
@@ -167,10 +138,10 @@ def test_dynamic_gather_rules():
         build(lambda x, i, s: shlo.dynamic_gather(x, i, s, DYNAMIC_GATHER),
               "tensor<3x4x2xi64>", "tensor<2x3x2xi64>", "tensor<3xf32>")
     with raises_rule(ValueError, "stablehlo.dynamic_gather", "slice_sizes must be 0 or 1 in collapsed_slice_dims [0]"):
-        build(lambda x, i: shlo.dynamic_gather(x, i, _constant("[2, 2, 2]", "tensor<3xi64>"), DYNAMIC_GATHER),
+        build(lambda x, i: shlo.dynamic_gather(x, i, constant("[2, 2, 2]", "tensor<3xi64>"), DYNAMIC_GATHER),
               "tensor<3x4x2xi64>", "tensor<2x3x2xi64>")
     with raises_rule(ValueError, "stablehlo.dynamic_gather", "slice_sizes[1] (5) must be in [0, 4]"):
-        build(lambda x, i: shlo.dynamic_gather(x, i, _constant("[1, 5, 2]", "tensor<3xi64>"), DYNAMIC_GATHER),
+        build(lambda x, i: shlo.dynamic_gather(x, i, constant("[1, 5, 2]", "tensor<3xi64>"), DYNAMIC_GATHER),
               "tensor<3x4x2xi64>", "tensor<2x3x2xi64>")
     with raises_rule(ValueError, "stablehlo.dynamic_gather", "start_index_map ([1, 0]) must have one entry per index"):
         build(lambda x, i, s: shlo.dynamic_gather(x, i, s, DYNAMIC_GATHER),
@@ -239,7 +210,7 @@ def test_scatter_variadic_inputs_return_a_tuple_and_take_two_scalars_per_input()
      "tensor<?x3xf32>"),
 ])
 def test_scatter_shapes(inputs, indices, updates, numbers, expected):
-    b = build(lambda x, i, u: shlo.scatter(x, i, u, numbers, update_computation=_add), inputs, indices, updates)
+    b = build(lambda x, i, u: shlo.scatter(x, i, u, numbers, update_computation=add_body), inputs, indices, updates)
     assert b.result_types == [expected]
 
 
@@ -288,7 +259,8 @@ def _scatter_spec(**changes):
 ])
 def test_scatter_rules(numbers, updates, fragment):
     with raises_rule(ValueError, "stablehlo.scatter", fragment):
-        build(lambda x, i, u: shlo.scatter(x, i, u, numbers, update_computation=_add), INPUT, SCATTER_INDICES, updates)
+        build(lambda x, i, u: shlo.scatter(x, i, u, numbers, update_computation=add_body), INPUT, SCATTER_INDICES,
+              updates)
 
 
 def test_scatter_operand_and_computation_rules():
@@ -304,10 +276,10 @@ def test_scatter_operand_and_computation_rules():
         build(lambda x, i, u, v: shlo.scatter([x, x], i, [u, v], numbers, update_computation=lambda a, b, c, d: [a, b]),
               "tensor<5x3xf32>", "tensor<4x1xi32>", "tensor<4x3xf32>", "tensor<4x2xf32>")
     with raises_rule(TypeError, "stablehlo.scatter", "updates[0] must have the element type of inputs[0], got f16 and f32"):
-        build(lambda x, i, u: shlo.scatter(x, i, u, numbers, update_computation=_add),
+        build(lambda x, i, u: shlo.scatter(x, i, u, numbers, update_computation=add_body),
               "tensor<5x3xf32>", "tensor<4x1xi32>", "tensor<4x3xf16>")
     with raises_rule(TypeError, "stablehlo.scatter", "scatter_indices must have integer elements"):
-        build(lambda x, i, u: shlo.scatter(x, i, u, numbers, update_computation=_add),
+        build(lambda x, i, u: shlo.scatter(x, i, u, numbers, update_computation=add_body),
               "tensor<5x3xf32>", "tensor<4x1xf32>", "tensor<4x3xf32>")
     with raises_rule(ValueError, "stablehlo.scatter", "update_computation must return 1 scalar tensor(s)"):
         build(lambda x, i, u: shlo.scatter(x, i, u, numbers, update_computation=lambda a, b: [a, b]),
@@ -319,11 +291,11 @@ def test_scatter_operand_and_computation_rules():
 @needs_conformance
 def test_conformance_gather_and_dynamic_gather_parse_as_op_classes():
     with ir.context():
-        gathers = _parse_ops(open(os.path.join(INTERPRET, "gather.mlir")).read(), "stablehlo.gather")
+        gathers = conformance_ops("interpret/gather.mlir", "stablehlo.gather")
         assert gathers and all(isinstance(op, shlo.GatherOp) for op in gathers)
         assert SPEC_GATHER in [op.dimension_numbers for op in gathers]
         assert [1, 1, 2, 2] in [op.slice_sizes for op in gathers]
-        dynamic = _parse_ops(open(os.path.join(INTERPRET, "dynamic_gather.mlir")).read(), "stablehlo.dynamic_gather")
+        dynamic = conformance_ops("interpret/dynamic_gather.mlir", "stablehlo.dynamic_gather")
         assert dynamic and all(isinstance(op, shlo.DynamicGatherOp) for op in dynamic)
         assert dynamic[0].dimension_numbers.offset_dims == [2, 3] and dynamic[0].indices_are_sorted is False
 
@@ -331,7 +303,7 @@ def test_conformance_gather_and_dynamic_gather_parse_as_op_classes():
 @needs_conformance
 def test_conformance_scatter_parses_as_op_classes():
     with ir.context():
-        scatters = _parse_ops(open(os.path.join(INTERPRET, "scatter.mlir")).read(), "stablehlo.scatter")
+        scatters = conformance_ops("interpret/scatter.mlir", "stablehlo.scatter")
         assert scatters and all(isinstance(op, shlo.ScatterOp) for op in scatters)
         assert all(isinstance(op.scatter_dimension_numbers, ScatterDimensionNumbers) for op in scatters)
         assert SPEC_SCATTER in [op.scatter_dimension_numbers for op in scatters]

@@ -1,37 +1,12 @@
 """Builders and type inference of the linear algebra ops, with the specification's examples and broken rules."""
 
-import os
-import re
-
 import pytest
 
 from oxla import ir
 from oxla.dialects import stablehlo as shlo
 from oxla.dialects.stablehlo.attributes import ConvDimensionNumbers, DotAlgorithm, DotDimensionNumbers
 
-from conftest import build, raises_rule
-
-INTERPRET = os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "shared", "conformance", "interpret")
-needs_conformance = pytest.mark.skipif(not os.path.isdir(INTERPRET), reason="../shared/conformance is not present")
-_KEEP = []  # parsed modules outlive the ops read from them
-
-
-def _constant(values, type_text: str):
-    """A stablehlo.constant of integers, built directly (so rules can read its values)."""
-    t = ir.Type.parse(type_text)
-    attr = ir.Attribute.parse(f"dense<{values}> : {type_text}")
-    return ir.Operation.create("stablehlo.constant", results=[t], attributes={"value": attr}).result
-
-
-def _parse_ops(text: str, name: str) -> list:
-    """The ops named `name` in conformance text (its check ops removed), as the bindings give them."""
-    text = re.sub(r"^\s*check\..*?(?=^\s*(?:%|check\.|func\.return))", "", text, flags=re.M | re.S)
-    ops = []
-    for chunk in text.split("// -----"):
-        module = ir.parse(chunk)
-        _KEEP.append(module)
-        ops += [op.opview for op in ir.ops(module) if op.operation.name == name]
-    return ops
+from conftest import build, conformance_ops, constant, needs_conformance, parse_ops, raises_rule
 
 
 # dot_general --------------------------------------------------------------------------------------------------------
@@ -303,7 +278,7 @@ def test_convolution_group_and_rank_rules():
 
 def test_dynamic_conv_with_constant_padding_infers_static_sizes():
     def body(x, w):
-        padding = _constant("[[1, 1], [1, 1]]", "tensor<2x2xi64>")
+        padding = constant("[[1, 1], [1, 1]]", "tensor<2x2xi64>")
         return shlo.dynamic_conv(x, w, padding, window_strides=[4, 4], lhs_dilation=[2, 2], rhs_dilation=[1, 1],
                                  window_reversal=[False, False], dimension_numbers=NHWC,
                                  precision_config=["DEFAULT", "DEFAULT"])
@@ -493,12 +468,12 @@ def test_fft_rules(operand, kind, length, exc, fragment):
 @needs_conformance
 def test_conformance_dot_general_and_convolution_parse_as_op_classes():
     with ir.context():
-        dots = _parse_ops(open(os.path.join(INTERPRET, "dot_general.mlir")).read(), "stablehlo.dot_general")
+        dots = conformance_ops("interpret/dot_general.mlir", "stablehlo.dot_general")
         assert dots and all(isinstance(op, shlo.DotGeneralOp) for op in dots)
         assert dots[0].dot_dimension_numbers == BATCH_MATMUL and dots[0].precision_config == ["DEFAULT", "DEFAULT"]
         assert dots[1].algorithm == DotAlgorithm("tf32", "tf32", "f32")
         assert dots[2].dot_dimension_numbers == DotDimensionNumbers()
-        convs = _parse_ops(open(os.path.join(INTERPRET, "convolution.mlir")).read(), "stablehlo.convolution")
+        convs = conformance_ops("interpret/convolution.mlir", "stablehlo.convolution")
         assert convs and all(isinstance(op, shlo.ConvolutionOp) for op in convs)
         assert convs[0].dimension_numbers == ConvDimensionNumbers.from_layout(*NHWC)
         assert (convs[0].window_strides, convs[0].lhs_dilation, convs[0].padding) == ([4, 4], [2, 2], None)
@@ -508,10 +483,10 @@ def test_conformance_dot_general_and_convolution_parse_as_op_classes():
 @needs_conformance
 def test_conformance_fft_and_triangular_solve_parse_as_op_classes():
     with ir.context():
-        ffts = _parse_ops(open(os.path.join(INTERPRET, "fft.mlir")).read(), "stablehlo.fft")
+        ffts = conformance_ops("interpret/fft.mlir", "stablehlo.fft")
         assert {op.fft_type for op in ffts} == {"FFT", "IFFT", "RFFT", "IRFFT"}
         assert all(isinstance(op, shlo.FftOp) and 1 <= len(op.fft_length) <= 3 for op in ffts)
-        solves = _parse_ops(open(os.path.join(INTERPRET, "triangular_solve.mlir")).read(), "stablehlo.triangular_solve")
+        solves = conformance_ops("interpret/triangular_solve.mlir", "stablehlo.triangular_solve")
         assert solves and all(isinstance(op, shlo.TriangularSolveOp) for op in solves)
         assert all(op.transpose_a in ("NO_TRANSPOSE", "TRANSPOSE", "ADJOINT") for op in solves)
 
@@ -524,9 +499,9 @@ def test_spec_cholesky_and_einsum_text_parse_as_op_classes():
       return %0 : tensor<3x3xf32>
     }"""
     with ir.context():
-        (chol,) = _parse_ops(text, "stablehlo.cholesky")
-        (einsum,) = _parse_ops(text, "stablehlo.einsum")
-        (unary,) = _parse_ops(text, "stablehlo.unary_einsum")
+        (chol,) = parse_ops(text, "stablehlo.cholesky")
+        (einsum,) = parse_ops(text, "stablehlo.einsum")
+        (unary,) = parse_ops(text, "stablehlo.unary_einsum")
         assert isinstance(chol, shlo.CholeskyOp) and chol.lower is True
         assert isinstance(einsum, shlo.EinsumOp) and einsum.einsum_config == "ab,bc->ac"
         assert isinstance(unary, shlo.UnaryEinsumOp) and unary.einsum_config == "ab->a"

@@ -1,18 +1,11 @@
 """Builders and type inference of uniform_quantize and uniform_dequantize, with the specification's examples."""
 
-import os
-import re
-
-import pytest
-
 from oxla import ir
 from oxla.dialects import stablehlo as shlo
 from oxla.dialects.stablehlo import quantization as Q
 
-from conftest import build, raises_rule
+from conftest import build, conformance_ops, needs_conformance, raises_rule
 
-INTERPRET = os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "shared", "conformance", "interpret")
-needs_conformance = pytest.mark.skipif(not os.path.isdir(INTERPRET), reason="../shared/conformance is not present")
 PER_AXIS = "!quant.uniform<i8:f32:0, {0.1:-30,0.5:-20}>"
 PER_AXIS_2 = "!quant.uniform<i8:f32:0, {0.1:-20,0.2:-30}>"
 PER_TENSOR = "!quant.uniform<i8:f32, 0.5:-1>"
@@ -81,21 +74,11 @@ def test_quantized_type_fields():
         assert Q.quantization_dimension(per_tensor) is None
 
 
-_KEEP = []  # parsed modules stay alive while tests read their ops
-
-
 @needs_conformance
 def test_conformance_quantize_and_dequantize_parse_as_op_classes():
-    with open(os.path.join(INTERPRET, "quantized_ops.mlir")) as f:
-        text = re.sub(r"^\s*check\.[^:]*:\s*tensor<[^>]*>\s*$", "", f.read(), flags=re.M)
-    ops = []
-    with ir.context():
-        for chunk in text.split("// -----"):
-            module = ir.parse(chunk, allow_unregistered_dialects=True)
-            _KEEP.append(module)
-            ops += [o.opview for o in ir.ops(module)]
-    quantize = [op for op in ops if op.operation.name == "stablehlo.uniform_quantize"]
-    dequantize = [op for op in ops if op.operation.name == "stablehlo.uniform_dequantize"]
+    path = "interpret/quantized_ops.mlir"
+    quantize = conformance_ops(path, "stablehlo.uniform_quantize", allow_unregistered=True)
+    dequantize = conformance_ops(path, "stablehlo.uniform_dequantize", allow_unregistered=True)
     assert quantize and all(isinstance(op, shlo.UniformQuantizeOp) for op in quantize)
     assert dequantize and isinstance(dequantize[0], shlo.UniformDequantizeOp)
     assert str(Q.expressed_type(dequantize[0].operand.type.element_type)) == "f32"

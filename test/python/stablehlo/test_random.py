@@ -6,19 +6,13 @@ from oxla import ir
 from oxla.dialects import stablehlo as shlo
 from oxla.dialects.stablehlo import random as R
 
-from conftest import build, raises_rule
-
-
-def _constant(values, dtype="i64", dialect="stablehlo"):
-    """A 1-D integer constant made by `stablehlo.constant` (or `arith.constant`)."""
-    attr = ir.Attribute.parse(f"dense<{list(values)}> : tensor<{len(values)}x{dtype}>")
-    return ir.Operation.create(f"{dialect}.constant", results=[attr.type], attributes={"value": attr}).result
+from conftest import build, constant, raises_rule
 
 
 # rng --------------------------------------------------------------------------------------------------------------
 
 def test_rng_spec_example_reads_a_constant_shape():
-    b = build(lambda a, c: R.rng(a, c, _constant([3, 3]), "UNIFORM"), "tensor<i32>", "tensor<i32>")
+    b = build(lambda a, c: R.rng(a, c, constant([3, 3], "tensor<2xi64>"), "UNIFORM"), "tensor<i32>", "tensor<i32>")
     assert b.result_types == ["tensor<3x3xi32>"]
     op = b.ops("stablehlo.rng")[0]
     assert isinstance(op, shlo.RngOp) and op.rng_distribution == "UNIFORM"
@@ -26,7 +20,8 @@ def test_rng_spec_example_reads_a_constant_shape():
 
 
 def test_rng_shape_from_arith_constant_or_unknown_values():
-    b = build(lambda a, c: R.rng(a, c, _constant([2, 0, 5], "index", "arith"), "normal"), "tensor<f32>", "tensor<f32>")
+    b = build(lambda a, c: R.rng(a, c, constant([2, 0, 5], "tensor<3xindex>", "arith"), "normal"), "tensor<f32>",
+              "tensor<f32>")
     assert b.result_types == ["tensor<2x0x5xf32>"]
     assert b.ops("stablehlo.rng")[0].rng_distribution == "NORMAL"
     b = build(lambda a, c, s: R.rng(a, c, s, "UNIFORM"), "tensor<i1>", "tensor<i1>", "tensor<3xi32>")
@@ -47,7 +42,7 @@ def test_rng_rules():
     with raises_rule(TypeError, "shape must have integer or index elements"):
         build(lambda a, c, s: R.rng(a, c, s, "UNIFORM"), "tensor<f32>", "tensor<f32>", "tensor<2xf32>")
     with raises_rule(ValueError, "shape must hold sizes >= 0, got [2, -1]"):
-        build(lambda a, c: R.rng(a, c, _constant([2, -1]), "UNIFORM"), "tensor<f32>", "tensor<f32>")
+        build(lambda a, c: R.rng(a, c, constant([2, -1], "tensor<2xi64>"), "UNIFORM"), "tensor<f32>", "tensor<f32>")
     with raises_rule(ValueError, "attribute rng_distribution: rng_distribution must be one of UNIFORM, NORMAL"):
         build(lambda a, c, s: R.rng(a, c, s, "GAUSSIAN"), "tensor<f32>", "tensor<f32>", "tensor<2xi64>")
 

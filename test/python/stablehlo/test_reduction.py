@@ -1,28 +1,18 @@
 """Builders and type inference of the reductions, with the specification's examples and broken rules."""
 
-import os
-import re
-
 import numpy as np
 import pytest
 
 from oxla import ir
 from oxla.dialects import stablehlo as shlo
 
-from conftest import build, raises_rule
-
-INTERPRET = os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "shared", "conformance", "interpret")
-needs_conformance = pytest.mark.skipif(not os.path.isdir(INTERPRET), reason="../shared/conformance is not present")
-
-
-def _add(a, b):
-    return shlo.add(a, b)
+from conftest import add_body, build, conformance_ops, needs_conformance, parse_ops, raises_rule
 
 
 # reduce -----------------------------------------------------------------------------------------------------------
 
 def test_reduce_spec_example_and_readback():
-    b = build(lambda x, init: shlo.reduce(x, init, [1], _add), "tensor<1x6xi64>", "tensor<i64>")
+    b = build(lambda x, init: shlo.reduce(x, init, [1], add_body), "tensor<1x6xi64>", "tensor<i64>")
     assert b.result_types == ["tensor<1xi64>"]
     op = b.ops("stablehlo.reduce")[0]
     assert isinstance(op, shlo.ReduceOp)
@@ -48,8 +38,8 @@ def test_reduce_variadic_returns_a_tuple_with_accumulators_then_elements():
 
 def test_reduce_result_arity_follows_how_the_inputs_were_given():
     def body(x, init):
-        single = shlo.reduce(x, init, [0, 1], _add)
-        listed = shlo.reduce([x], [init], [0], _add)
+        single = shlo.reduce(x, init, [0, 1], add_body)
+        listed = shlo.reduce([x], [init], [0], add_body)
         assert isinstance(single, ir.Value) and isinstance(listed, tuple) and len(listed) == 1
         return [single, *listed]
     assert build(body, "tensor<2x3xf32>", "tensor<f32>").result_types == ["tensor<f32>", "tensor<3xf32>"]
@@ -71,14 +61,14 @@ def test_reduce_rules():
         build(lambda x, y, i: shlo.reduce([x, y], [i, i], [0], lambda a, b, c, d: [a, b]), f, "tensor<3x2xf32>",
               "tensor<f32>")
     with raises_rule(TypeError, "stablehlo.reduce", "inputs[0] and init_values[0] must have the same element type"):
-        build(lambda x, i: shlo.reduce(x, i, [0], _add), f, "tensor<f16>")
+        build(lambda x, i: shlo.reduce(x, i, [0], add_body), f, "tensor<f16>")
     with raises_rule(ValueError, "stablehlo.reduce", "init_values[0] must be a 0-d tensor"):
         build(lambda x, i: shlo.reduce(x, i, [0], lambda a, b: a), f,
               "tensor<1xf32>")
     with raises_rule(ValueError, "stablehlo.reduce", "dimensions must be in [0, 2)"):
-        build(lambda x, i: shlo.reduce(x, i, [2], _add), f, "tensor<f32>")
+        build(lambda x, i: shlo.reduce(x, i, [2], add_body), f, "tensor<f32>")
     with raises_rule(ValueError, "stablehlo.reduce", "dimensions must be unique"):
-        build(lambda x, i: shlo.reduce(x, i, [1, 1], _add), f, "tensor<f32>")
+        build(lambda x, i: shlo.reduce(x, i, [1, 1], add_body), f, "tensor<f32>")
 
 
 def test_reduce_body_rules():
@@ -98,7 +88,7 @@ def test_reduce_leaves_nothing_behind_when_a_rule_fails():
             block = fn.add_entry_block()
         with ir.InsertionPoint(block):
             with pytest.raises(ValueError, match="dimensions must be in"):
-                shlo.reduce(block.arguments[0], block.arguments[1], [3], _add)
+                shlo.reduce(block.arguments[0], block.arguments[1], [3], add_body)
         assert len(block.operations) == 0
 
 
@@ -107,7 +97,7 @@ def test_reduce_leaves_nothing_behind_when_a_rule_fails():
 def test_reduce_window_spec_example_and_readback():
     b = build(lambda x, i: shlo.reduce_window(x, i, window_dimensions=[2, 1], window_strides=[4, 1],
                                               base_dilations=[2, 1], window_dilations=[3, 1],
-                                              padding=[[2, 1], [0, 0]], body=_add),
+                                              padding=[[2, 1], [0, 0]], body=add_body),
               "tensor<3x2xi64>", "tensor<i64>")
     assert b.result_types == ["tensor<2x2xi64>"]
     op = b.ops("stablehlo.reduce_window")[0]
@@ -117,7 +107,8 @@ def test_reduce_window_spec_example_and_readback():
 
 
 def test_reduce_window_example_with_a_larger_window():
-    b = build(lambda x, i: shlo.reduce_window(x, i, [3, 1], [4, 1], [2, 1], [3, 1], np.array([[2, 1], [0, 0]]), _add),
+    b = build(lambda x, i: shlo.reduce_window(x, i, [3, 1], [4, 1], [2, 1], [3, 1], np.array([[2, 1], [0, 0]]),
+                                              add_body),
               "tensor<3x2xi64>", "tensor<i64>")
     assert b.result_types == ["tensor<1x2xi64>"]
 
@@ -139,7 +130,8 @@ def test_reduce_window_defaults_are_left_out_and_read_back_as_none():
     ("tensor<0x6xf32>", [1, 1], [1, 1], None, "tensor<0x6xf32>"),
 ])
 def test_reduce_window_shapes(arg, window, strides, padding, expected):
-    b = build(lambda x, i: shlo.reduce_window(x, i, window, strides, padding=padding, body=_add), arg, "tensor<f32>")
+    b = build(lambda x, i: shlo.reduce_window(x, i, window, strides, padding=padding, body=add_body), arg,
+              "tensor<f32>")
     assert b.result_types == [expected]
 
 
@@ -164,12 +156,12 @@ def test_reduce_window_variadic():
 ])
 def test_reduce_window_attribute_rules(keywords, fragment):
     with raises_rule(ValueError, "stablehlo.reduce_window", fragment):
-        build(lambda x, i: shlo.reduce_window(x, i, body=_add, **keywords), "tensor<4x6xf32>", "tensor<f32>")
+        build(lambda x, i: shlo.reduce_window(x, i, body=add_body, **keywords), "tensor<4x6xf32>", "tensor<f32>")
 
 
 def test_reduce_window_operand_and_body_rules():
     with raises_rule(TypeError, "stablehlo.reduce_window", "inputs[0] and init_values[0] must have the same element"):
-        build(lambda x, i: shlo.reduce_window(x, i, [1], body=_add), "tensor<4xf32>", "tensor<i32>")
+        build(lambda x, i: shlo.reduce_window(x, i, [1], body=add_body), "tensor<4xf32>", "tensor<i32>")
     with raises_rule(ValueError, "stablehlo.reduce_window", "inputs and init_values must have the same size"):
         build(lambda x, i: shlo.reduce_window([x], [i, i], [1], body=lambda a, b, c, d: [a, b]),
               "tensor<4xf32>", "tensor<f32>")
@@ -188,7 +180,7 @@ def _ge(a, b):
 
 
 def test_select_and_scatter_spec_example_and_readback():
-    b = build(lambda x, s, i: shlo.select_and_scatter(x, s, i, [3, 1], [2, 1], [[0, 1], [0, 0]], _ge, _add),
+    b = build(lambda x, s, i: shlo.select_and_scatter(x, s, i, [3, 1], [2, 1], [[0, 1], [0, 0]], _ge, add_body),
               "tensor<4x2xi64>", "tensor<2x2xi64>", "tensor<i64>")
     assert b.result_types == ["tensor<4x2xi64>"]
     op = b.ops("stablehlo.select_and_scatter")[0]
@@ -200,7 +192,8 @@ def test_select_and_scatter_spec_example_and_readback():
 
 
 def test_select_and_scatter_max_pool_gradient():
-    b = build(lambda x, s, i: shlo.select_and_scatter(x, s, i, [1, 2, 2, 1], [1, 2, 2, 1], select=_ge, scatter=_add),
+    b = build(lambda x, s, i: shlo.select_and_scatter(x, s, i, [1, 2, 2, 1], [1, 2, 2, 1], select=_ge,
+                                                      scatter=add_body),
               "tensor<1x4x6x3xf32>", "tensor<1x2x3x3xf32>", "tensor<f32>")
     assert b.result_types == ["tensor<1x4x6x3xf32>"]
 
@@ -214,7 +207,7 @@ def test_select_and_scatter_max_pool_gradient():
 ])
 def test_select_and_scatter_operand_rules(args, exc, fragment):
     with raises_rule(exc, "stablehlo.select_and_scatter", fragment):
-        build(lambda x, s, i: shlo.select_and_scatter(x, s, i, [2], [2], select=_ge, scatter=_add), *args)
+        build(lambda x, s, i: shlo.select_and_scatter(x, s, i, [2], [2], select=_ge, scatter=add_body), *args)
 
 
 @pytest.mark.parametrize("keywords, fragment", [
@@ -226,14 +219,14 @@ def test_select_and_scatter_operand_rules(args, exc, fragment):
 ])
 def test_select_and_scatter_attribute_rules(keywords, fragment):
     with raises_rule(ValueError, "stablehlo.select_and_scatter", fragment):
-        build(lambda x, s, i: shlo.select_and_scatter(x, s, i, select=_ge, scatter=_add, **keywords),
+        build(lambda x, s, i: shlo.select_and_scatter(x, s, i, select=_ge, scatter=add_body, **keywords),
               "tensor<4xf32>", "tensor<2xf32>", "tensor<f32>")
 
 
 def test_select_and_scatter_region_rules():
     args = ("tensor<4xf32>", "tensor<2xf32>", "tensor<f32>")
     with raises_rule(TypeError, "stablehlo.select_and_scatter", "select must return one tensor<i1>, got (tensor<f32>)"):
-        build(lambda x, s, i: shlo.select_and_scatter(x, s, i, [2], [2], select=_add, scatter=_add), *args)
+        build(lambda x, s, i: shlo.select_and_scatter(x, s, i, [2], [2], select=add_body, scatter=add_body), *args)
     with raises_rule(TypeError, "stablehlo.select_and_scatter", "scatter must return tensor<f32> at position 0"):
         build(lambda x, s, i: shlo.select_and_scatter(x, s, i, [2], [2], select=_ge, scatter=_ge), *args)
     with raises_rule(ValueError, "stablehlo.select_and_scatter", "scatter must return 1 value(s)"):
@@ -311,33 +304,18 @@ def test_quantized_reduce_and_batch_norm_compare_baseline_element_types():
 
 # Parsed text ------------------------------------------------------------------------------------------------------
 
-_KEEP = []  # parsed modules stay alive while tests read their ops
-
-
-def _parse_ops(text: str, name: str) -> list:
-    """The ops named `name` in `text` (conformance checks removed), as the bindings give them."""
-    text = re.sub(r"^\s*check\.[^:]*:\s*tensor<[^>]*>\s*$", "", text, flags=re.M)
-    ops = []
-    for chunk in text.split("// -----"):
-        module = ir.parse(chunk)
-        _KEEP.append(module)
-        ops += [op.opview for op in ir.ops(module) if op.operation.name == name]
-    return ops
-
-
 @needs_conformance
 def test_conformance_reduce_window_and_select_and_scatter_parse_as_op_classes():
     with ir.context():
-        windows = _parse_ops(open(os.path.join(INTERPRET, "reduce_window.mlir")).read(), "stablehlo.reduce_window")
+        windows = conformance_ops("interpret/reduce_window.mlir", "stablehlo.reduce_window")
         assert [type(op) for op in windows] == [shlo.ReduceWindowOp] * 2
         assert [op.window_dimensions for op in windows] == [[2, 1], [3, 1]]
         assert all(op.padding == [[2, 1], [0, 0]] and op.base_dilations == [2, 1] for op in windows)
         assert all(op.window_strides == [4, 1] and op.window_dilations == [3, 1] for op in windows)
-        (sas,) = _parse_ops(open(os.path.join(INTERPRET, "select_and_scatter.mlir")).read(),
-                            "stablehlo.select_and_scatter")
+        (sas,) = conformance_ops("interpret/select_and_scatter.mlir", "stablehlo.select_and_scatter")
         assert isinstance(sas, shlo.SelectAndScatterOp)
         assert (sas.window_dimensions, sas.window_strides, sas.padding) == ([3, 1], [2, 1], [[0, 1], [0, 0]])
-        (reduce,) = _parse_ops(open(os.path.join(INTERPRET, "reduce.mlir")).read(), "stablehlo.reduce")
+        (reduce,) = conformance_ops("interpret/reduce.mlir", "stablehlo.reduce")
         assert isinstance(reduce, shlo.ReduceOp) and reduce.dimensions == [1]
 
 
@@ -349,7 +327,7 @@ def test_spec_batch_norm_text_parses_as_op_classes():
       return %output : tensor<2x2x2xf64>
     }"""
     with ir.context():
-        (bn,) = _parse_ops(text, "stablehlo.batch_norm_training")
+        (bn,) = parse_ops(text, "stablehlo.batch_norm_training")
         assert isinstance(bn, shlo.BatchNormTrainingOp)
         assert (bn.epsilon, bn.feature_index) == (0.5, 2)
         assert str(bn.batch_var.type) == "tensor<2xf64>"
