@@ -47,6 +47,7 @@ BUILTIN_PASS_MODULES = (
     "oxla.transforms.triangular_solve",
     "oxla.transforms.top_k",
     "oxla.transforms.math",
+    "oxla.transforms.simplify",
 )
 
 _REGISTRY: dict[str, type["Pass"]] = {}
