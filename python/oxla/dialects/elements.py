@@ -24,6 +24,13 @@ DTYPES: dict[str, np.dtype] = {
     "complex<f32>": np.dtype(np.complex64), "complex<f64>": np.dtype(np.complex128),
     "f8E4M3FN": np.dtype(ml_dtypes.float8_e4m3fn), "f8E5M2": np.dtype(ml_dtypes.float8_e5m2),
 }
+# Narrow integers and the other small floats, where this ml_dtypes has them.
+DTYPES.update({name: np.dtype(getattr(ml_dtypes, attr)) for name, attr in (
+    ("i2", "int2"), ("i4", "int4"), ("ui2", "uint2"), ("ui4", "uint4"),
+    ("f8E4M3", "float8_e4m3"), ("f8E3M4", "float8_e3m4"), ("f8E4M3FNUZ", "float8_e4m3fnuz"),
+    ("f8E5M2FNUZ", "float8_e5m2fnuz"), ("f8E4M3B11FNUZ", "float8_e4m3b11fnuz"), ("f8E8M0FNU", "float8_e8m0fnu"),
+    ("f6E2M3FN", "float6_e2m3fn"), ("f6E3M2FN", "float6_e3m2fn"), ("f4E2M1FN", "float4_e2m1fn"),
+) if hasattr(ml_dtypes, attr)})
 _BITS_OF = {2: np.uint16, 4: np.uint32, 8: np.uint64, 1: np.uint8}
 _HEX_BLOB = re.compile(r'dense<"0x([0-9A-Fa-f]*)">')
 _TOKEN = re.compile(r"0x[0-9A-Fa-f]+|true|false|[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|inf|nan)")

@@ -15,6 +15,7 @@ A conformance program's `@main` takes nothing, gets its operands from
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 
 from oxla import ir
@@ -182,7 +183,9 @@ class Result:
 
 
 def split_name(name: str) -> tuple[str, str]:
-    """('abs', 'float32') from 'abs_float32_20_20.mlir': the op and first dtype in the file name."""
+    """('abs', 'float32') from 'abs_float32_20_20.mlir': the op and first dtype in the file name
+    (a case of a split file, 'add.mlir#3', is named after its file)."""
+    name = name.split("#", 1)[0]
     words = name.removesuffix(".mlir").split("_")
     for i, word in enumerate(words):
         if word in _DTYPE_WORDS:
@@ -248,6 +251,138 @@ def _first_line(exc: BaseException) -> str:
     return (lines[0] if lines else type(exc).__name__)[:300]
 
 
+# -- the interpreter backend ---------------------------------------------------
+
+BACKENDS = ("compiler", "interpreter")
+_RUN_ARGS = re.compile(r'--args="\[(.*?)\]"')
+
+
+def run_job(path: str, target: str = "llvm-cpu", device: str | None = None, backend: str = "compiler",
+            reference: str | None = None) -> list[Result]:
+    """One file's results: compiled and run (backend "compiler"), or evaluated by the interpreter."""
+    if backend == "interpreter":
+        return interpret_program(path, reference)
+    if backend != "compiler":
+        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, not '{backend}'")
+    return [run_program(path, target, device)]
+
+
+def interpret_program(path: str, reference: str | None = None) -> list[Result]:
+    """Evaluates a program, or each `// -----` case of a file, with oxla.interpreter.
+
+    Checks (`check.*` ops and custom calls) are evaluated where they stand.
+    The entry is @main, else every function without parameters. A @main
+    with parameters gets the values of a RUN line's `--args=[...]`, or,
+    when the program checks nothing, is compared with the compiled
+    `reference` target on generated inputs (oxla.check.differential).
+    """
+    from oxla.tools.opt import split_chunks
+
+    with open(path, "rb") as f:
+        data = f.read()
+    chunks = split_chunks(data, path, True)
+    arguments = run_line_arguments(data.decode("utf-8", "replace"))
+    base, out = os.path.basename(path), []
+    for index, chunk in enumerate(chunks):
+        name = base if len(chunks) == 1 else f"{base}#{index}"
+        result = _interpret_case(name, path, chunk.data.decode("utf-8", "replace"), arguments, reference)
+        if result is not None:
+            out.append(result)
+    return out
+
+
+def run_line_arguments(text: str) -> list | None:
+    """The arrays a `// RUN: ... --interpret --args="[dense<1> : tensor<2xi32>, ...]"` line passes, if any."""
+    from oxla.dialects.elements import to_numpy
+    from oxla.interpreter.check_ops import split_top_level
+
+    for line in text.splitlines():
+        match = _RUN_ARGS.search(line) if line.startswith("// RUN:") else None
+        if match:
+            try:
+                with ir.context():
+                    return [to_numpy(ir.Attribute.parse(item)) for item in split_top_level(match.group(1), ",")]
+            except Exception:  # a RUN line written to be rejected: no arguments
+                return None
+    return None
+
+
+def _interpret_case(name: str, path: str, text: str, arguments, reference: str | None) -> Result | None:
+    """The Result of one case (None when the case defines no function)."""
+    import time
+
+    from oxla.errors import OxlaError
+    from oxla.interpreter import Interpreter
+    from oxla.interpreter.check_ops import to_generic
+
+    began = time.perf_counter()
+
+    def done(status: str, reason: str = "") -> Result:
+        return Result(name, status, reason.strip()[:600], "", time.perf_counter() - began)
+
+    try:
+        module = ir.parse(to_generic(text), name=path, allow_unregistered_dialects=True)
+        interpreter = Interpreter(module)
+    except (OxlaError, NotImplementedError) as exc:
+        return done("unsupported", _first_line(exc))
+    functions = interpreter.compiled.functions
+    if not functions:
+        return None
+    entries = ["main"] if "main" in functions else [n for n, f in functions.items() if not f.arg_types]
+    try:
+        if not entries:
+            return done("unsupported", "no @main and no function without parameters")
+        if functions[entries[0]].arg_types and arguments is None:
+            if reference is None:
+                return done("unsupported", "@main takes arguments and checks nothing: compare it with a reference target")
+            return _differential(name, module, functions["main"], reference, done)
+        for entry in entries:
+            interpreter.call(entry, *(arguments if functions[entry].arg_types else ()))
+    except NotImplementedError as exc:
+        return done("unsupported", str(exc))
+    except Exception as exc:  # the program's result, not the runner's
+        return done("run-error", f"{type(exc).__name__}: {_first_line(exc)}")
+    if interpreter.failures:
+        return done("fail", "; ".join(interpreter.failures))
+    return done("pass", "" if interpreter.checks else "no checks: evaluated without error")
+
+
+def sample_inputs(function, size: int = 3, seed: int = 0) -> list:
+    """Arguments for a function whose dynamic dimensions all take `size`: leading integer scalars
+    (shape polymorphism's dimension variables) are `size`, later ones (indices, mostly) 0, other values random."""
+    import numpy as np
+
+    from oxla.interpreter.types import DYNAMIC, user_dtype
+
+    rng = np.random.default_rng(seed)
+    out = []
+    for t in function.arg_types:
+        shape = tuple(size if d == DYNAMIC else d for d in t.shape)
+        dtype = user_dtype(t.element)
+        if not shape and dtype.kind in "iu":
+            out.append(np.array(0 if any(np.ndim(v) for v in out) else size, dtype=dtype))
+        elif dtype == np.bool_:
+            out.append(rng.random(shape) < 0.5)
+        elif dtype.kind in "iu":
+            out.append(rng.integers(0 if dtype.kind == "u" else -5, 6, shape).astype(dtype))
+        elif dtype.kind == "c":
+            out.append((rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype))
+        else:
+            out.append(rng.standard_normal(shape).astype(dtype))
+    return out
+
+
+def _differential(name: str, module, function, reference: str, done) -> Result:
+    """Compares the interpreter with the compiled `reference` target on sample inputs."""
+    from oxla.check import differential
+
+    report = differential(module, sample_inputs(function), targets=[reference])
+    broken = [c for c in report.comparisons if c.index < 0]
+    if broken:
+        return done("reference-error", broken[0].message)
+    return done("pass" if report.ok else "fail", "" if report.ok else str(report).split("\n", 1)[-1])
+
+
 # -- isolation ---------------------------------------------------------------
 
 RECYCLE_AFTER = 100  # programs one worker process runs before it is replaced
@@ -256,7 +391,7 @@ RECYCLE_AFTER = 100  # programs one worker process runs before it is replaced
 def _worker(connection) -> None:
     """Runs programs sent over `connection` until told to stop (None)."""
     while (job := connection.recv()) is not None:
-        connection.send(run_program(*job))
+        connection.send(run_job(*job))
 
 
 class _Worker:
@@ -284,28 +419,32 @@ class _Worker:
         self.process.join()
 
 
-def run_isolated(paths: list[str], target: str, device: str | None, timeout: float = 300.0):
-    """Yields each program's Result, run in a worker process that is replaced when
-    a program kills it (a trap in generated code, say) or runs past `timeout` seconds."""
+def run_isolated(paths: list[str], target: str, device: str | None, timeout: float = 300.0,
+                 backend: str = "compiler", reference: str | None = None):
+    """Yields each program's Result (each case's, for split files run by the interpreter), run in a
+    worker process that is replaced when a program kills it (a trap in generated code, say) or runs
+    past `timeout` seconds."""
     worker, done = _Worker(), 0
+    # Compiling workers are recycled (IREE's heap, see below); interpreting ones live longer.
+    recycle_after = RECYCLE_AFTER if backend == "compiler" else 10 * RECYCLE_AFTER
     try:
         for path in paths:
             # Long-lived workers have been seen to corrupt their heap after
             # hundreds of programs (inside IREE): start afresh now and then,
             # and give a program that crashed or hung one more try in a fresh worker.
-            if done == RECYCLE_AFTER:
+            if done == recycle_after:
                 worker.close()
                 worker, done = _Worker(), 0
             for attempt in (1, 2):
-                result = worker.run((path, target, device), timeout)
+                results = worker.run((path, target, device, backend, reference), timeout)
                 done += 1
-                if result is not None:
+                if results is not None:
                     break
                 alive = worker.process.is_alive()
                 worker.close()
                 worker, done = _Worker(), 0
                 reason = f"ran past {timeout:g} s" if alive else "the program killed the process running it"
-                result = Result(os.path.basename(path), "timeout" if alive else "crash", reason)
-            yield result
+                results = [Result(os.path.basename(path), "timeout" if alive else "crash", reason)]
+            yield from results
     finally:
         worker.close()

@@ -2,6 +2,12 @@
 
     oxla-conformance ../shared/conformance/testdata --target=llvm-cpu --json=results.json
     oxla-conformance DIR --filter='abs_*' --target=vulkan-spirv
+    oxla-conformance ../shared/conformance/interpret --backend=interpreter
+    oxla-conformance ../shared/conformance/testdata/dynamic --backend=interpreter --reference=llvm-cpu
+
+With --backend=interpreter, oxla.interpreter evaluates the programs instead
+(each `// -----` case of a file on its own); programs that check nothing and
+take arguments are compared with the --reference target, if one is given.
 
 Prints one line per program and a summary by op and by dtype; exits 1 when
 any program does not pass (0 with --no-fail).
@@ -21,6 +27,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="oxla-conformance", description=__doc__.splitlines()[0])
     p.add_argument("paths", nargs="+", help="conformance .mlir files or folders of them (top level only)")
     p.add_argument("--target", default="llvm-cpu", help="compilation target (default llvm-cpu)")
+    p.add_argument("--backend", choices=("compiler", "interpreter"), default="compiler",
+                   help="compile and run the programs (default), or evaluate them with the interpreter")
+    p.add_argument("--reference", metavar="TARGET",
+                   help="interpreter backend: compare programs that check nothing with this compiled target")
     p.add_argument("--device", help="runtime device (default: the target's)")
     p.add_argument("--filter", default="*", help="only programs whose file name matches this glob")
     p.add_argument("--json", help="write every result to this JSON file")
@@ -65,7 +75,7 @@ def run(argv: list[str] | None = None) -> int:
         print("oxla-conformance: error: no program matches", file=sys.stderr)
         return 1
     results = []
-    for result in run_isolated(paths, args.target, args.device, args.timeout):
+    for result in run_isolated(paths, args.target, args.device, args.timeout, args.backend, args.reference):
         results.append(result)
         if not args.quiet or result.status != "pass":
             where = f" [{result.phase}]" if result.phase else ""
@@ -74,7 +84,8 @@ def run(argv: list[str] | None = None) -> int:
     print(summary(results))
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"target": args.target, "results": [vars(r) for r in results]}, f, indent=1)
+            json.dump({"target": args.target, "backend": args.backend, "results": [vars(r) for r in results]}, f,
+                      indent=1)
     return 0 if args.no_fail or all(r.status == "pass" for r in results) else 1
 
 

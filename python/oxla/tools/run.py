@@ -2,6 +2,7 @@
 
     oxla-run model.vmfb --function=main --input=2x3xf32=1,2,3,4,5,6 --input=@x.npy
     oxla-run model.mlir --device=vulkan --input="4xi32=[1 2 3 4]" --output=@y.npy
+    oxla-run model.mlir --interpret --input=2x3xf32=1      # evaluated by oxla.interpreter, no compiler
 
 Inputs use iree-run-module's form: `SHAPExTYPE=values` (values separated by
 spaces or commas, brackets ignored; one value fills the whole tensor),
@@ -27,6 +28,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--device", default="local-task", help="local-task | local-sync | vulkan | cuda | hip")
     p.add_argument("--target", help="for StableHLO inputs: the compilation target (default: the device's)")
     p.add_argument("--list-functions", action="store_true", help="print the module's functions and exit")
+    p.add_argument("--interpret", action="store_true",
+                   help="evaluate StableHLO with the reference interpreter instead of compiling it")
+    p.add_argument("--step-limit", type=int, help="with --interpret: stop after this many evaluated ops")
     return p
 
 
@@ -54,6 +58,8 @@ def run(argv: list[str] | None = None) -> int:
 
     if not os.path.exists(args.module):
         return fail(f"could not open '{args.module}': No such file or directory")
+    if args.interpret:
+        return run_interpreted(args, fail)
     try:
         inputs = [parse_input(text) for text in args.input]
         module = load_module(args.module, args.device, args.target)
@@ -79,6 +85,42 @@ def run(argv: list[str] | None = None) -> int:
         print(f"result[{index}]: hal.buffer_view")
         print(format_value(value))
     return save_outputs(args.output, results, fail)
+
+
+def run_interpreted(args, fail) -> int:
+    """--interpret: evaluates the function with oxla.interpreter and prints its results the same way."""
+    from oxla import ir
+    from oxla.errors import OxlaError
+    from oxla.interpreter import CheckFailure, EvaluationError, EvaluationLimitExceeded, Interpreter
+    from oxla.runtime.values import format_value, parse_input
+
+    try:
+        inputs = [parse_input(text) for text in args.input]
+        interpreter = Interpreter(ir.parse_file(args.module), step_limit=args.step_limit)
+    except OxlaError as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    except ValueError as exc:  # a bad --input or --step-limit
+        return fail(str(exc))
+    functions = interpreter.compiled.functions
+    if args.list_functions:
+        for name, function in functions.items():
+            params = ", ".join(t.text for t in function.arg_types)
+            print(f"@{name}({params}) -> ({', '.join(t.text for t in function.result_types)})")
+        return 0
+    if args.function not in functions:
+        return fail(f"no function '{args.function}' in the module; it has: {', '.join(functions)}")
+    try:
+        results = interpreter.call(args.function, *inputs)
+    except (ValueError, NotImplementedError, EvaluationError, EvaluationLimitExceeded) as exc:
+        return fail(str(exc))
+    if interpreter.failures:
+        return fail(str(CheckFailure("; ".join(interpreter.failures))))
+    print(f"EXEC @{args.function}")
+    for index, value in enumerate(results):
+        print(f"result[{index}]: {'tensor' if hasattr(value, 'dtype') else type(value).__name__}")
+        print(format_value(value) if hasattr(value, "dtype") else repr(value))
+    return save_outputs(args.output, tuple(results), fail)
 
 
 def save_outputs(targets: list[str], results: tuple, fail) -> int:
