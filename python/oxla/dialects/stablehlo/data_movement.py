@@ -12,76 +12,34 @@ the value back as a numpy array.
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 
 from oxla import ir
 from oxla.dialects.elements import constant_value, parse_dense
 from oxla.dialects.stablehlo import attributes as A
+from oxla.dialects.stablehlo import quant_types as QT
 from oxla.dialects.stablehlo import types as T
 from oxla.dialects.stablehlo._core import (
     BUILDERS, CLASSES, OPS, REQUIRED, Attr, Builder, Operand, OpSpec, Param, Region, _as_types, build_error,
     export)
 from oxla.dialects.stablehlo.rules import (
-    check_dims, check_permutation, compatible, elem, expect_element, fail, merge, rank, require, same_shape, shape,
-    size_of, tensor)
+    bounded, bounds_of, check_dims, check_permutation, compatible, dtype_param, elem, expect_element, fail, merge,
+    padded_size, per_tensor_only, rank, require, same_shape, scalars, shape, size_of, static_shape_param, tensor)
 
 FAMILY = "data_movement"
 
 
-# Helpers the rules share (dynamism's rules use them too) -----------------------------------------------------------
-
-def static_shape_param(value, what: str = "shape") -> tuple:
-    """A Python shape parameter as a tuple of ints; fails on dynamic (None) or negative sizes."""
-    try:
-        dims = T.normalize_shape(value)
-    except (TypeError, ValueError) as e:
-        fail(f"{what}: {e}")
-    require(None not in dims, f"{what} must be static, got {list(dims)}")
-    return dims
-
-
-def dtype_param(value) -> ir.Type:
-    """A Python dtype parameter as an element type (TypeError naming it when it is none)."""
-    try:
-        return T.element_type(value)
-    except TypeError as e:
-        fail(str(e), TypeError)
-
-
-def per_tensor_only(value, name: str) -> None:
-    """Fails when `value` is per-axis quantized (the op takes tensors or per-tensor quantized tensors)."""
-    require(quantized_axis(elem(value)) is None, f"{name} must not be per-axis quantized, got {value.type}", TypeError)
-
-
-_PER_AXIS = re.compile(r"^(?P<head>!quant\.uniform<.*):(?P<axis>\d+), \{(?P<scales>[^}]*)\}>$")
-
-
-def quantized_axis(element) -> int | None:
-    """The quantization dimension of a per-axis quantized element type; None for every other type."""
-    match = _PER_AXIS.match(str(element)) if T.is_quantized(element) else None
-    return int(match.group("axis")) if match else None
-
-
-def with_quantized_axis(element, axis: int, size: int | None = None) -> ir.Type:
-    """A per-axis quantized type on another dimension; one scale is repeated to `size` scales when given."""
-    match = _PER_AXIS.match(str(element))
-    scales = match.group("scales")
-    if size is not None and "," not in scales and size != 1:
-        scales = ",".join([scales] * size)
-    return ir.Type.parse(f"{match.group('head')}:{axis}, {{{scales}}}>", ir.context())
-
+# Rules that dynamism's shape-operand forms of these ops share ------------------------------------------------------
 
 def reshaped_quantized_axis(element, before: tuple, after: tuple) -> ir.Type:
     """The element type of a reshape's result: a per-axis quantized dimension must survive the reshape (C3)."""
-    axis = quantized_axis(element)
+    axis = QT.quantization_dimension(element)
     if axis is None:
         return element
     lead = size_of(before[:axis])
     for d in range(len(after)):
         if after[d] == before[axis] and size_of(after[:d]) == lead and lead is not None:
-            return with_quantized_axis(element, d)
+            return QT.with_axis(element, d)
     fail(f"the quantization dimension {axis} of operand (size {before[axis]}) must stay a dimension of the result "
          f"with the same number of elements before and after it; shape {list(after)} has none")
 
@@ -101,31 +59,49 @@ def check_broadcast(operand_dims, broadcast_dimensions, result_dims) -> None:
 def broadcast_element(operand, broadcast_dimensions, result_dims) -> ir.Type:
     """broadcast_in_dim C1/C6: the operand's element type, a per-axis quantization moved to its result dimension."""
     e = elem(operand)
-    axis = quantized_axis(e)
+    axis = QT.quantization_dimension(e)
     if axis is None:
         return e
     d = broadcast_dimensions[axis]
     grows = shape(operand)[axis] == 1 and result_dims[d] is not None
-    return with_quantized_axis(e, d, result_dims[d] if grows else None)
+    return QT.with_axis(e, d, result_dims[d] if grows else None)
 
 
-def bounds_of(t) -> list:
-    """The `#stablehlo.bounds` of a bounded tensor type (None where unbounded), or [] without bounds."""
-    encoding = ir.RankedTensorType(t).encoding
-    text = str(encoding) if encoding is not None else ""
-    if not text.startswith("#stablehlo.bounds<"):
-        return []
-    return [None if b.strip() == "?" else int(b) for b in text[len("#stablehlo.bounds<"):-1].split(",")]
+def check_padding_value(args) -> None:
+    """pad: a tensor operand (not per-axis quantized) and a 0-d padding_value of its element type (C1)."""
+    per_tensor_only(args.operand, "operand")
+    require(elem(args.padding_value) == elem(args.operand),
+            f"padding_value must have the element type of operand, got {elem(args.padding_value)}", TypeError)
+    require(rank(args.padding_value) == 0,
+            f"padding_value must be a 0-dimensional tensor, got {args.padding_value.type}")
 
 
-def bounded(dims, element, bounds) -> ir.Type:
-    """A ranked tensor type with `#stablehlo.bounds` on its dynamic dimensions (plain when no bound is known)."""
-    if all(b is None for b in bounds):
-        return tensor(dims, element)
-    encoding = ir.Attribute.parse(f"#stablehlo.bounds<{', '.join('?' if b is None else str(b) for b in bounds)}>",
-                                  ir.context())
-    return ir.RankedTensorType.get([T.DYNAMIC if d is None else d for d in dims], element, encoding,
-                                   loc=T.unknown_location(ir.context()))
+def padded_dims(dims, bounds, low, high, interior) -> tuple[list, list]:
+    """pad's result dimensions and their bounds (C4), each checked non-negative; None stays None."""
+    result = [padded_size(*a) for a in zip(dims, low, high, interior)]
+    result_bounds = [padded_size(*a) for a in zip(bounds, low, high, interior)]
+    for d, (size, bound) in enumerate(zip(result, result_bounds)):
+        require(size is None or size >= 0, f"padding makes dimension {d} negative ({size})")
+        require(bound is None or bound >= 0, f"padding makes the bound of dimension {d} negative ({bound})")
+    return result, result_bounds
+
+
+def sliced_dims(dims, start, limit, strides) -> list:
+    """slice's result dimensions: 0 <= start <= limit <= size (C3) and positive strides (C4) per dimension."""
+    result = []
+    for d, (size, a, b, s) in enumerate(zip(dims, start, limit, strides)):
+        require(0 <= a <= b and (size is None or b <= size),
+                f"dimension {d} needs 0 <= start_indices <= limit_indices <= {size if size is not None else 'its size'}"
+                f", got start {a} and limit {b}")
+        require(s > 0, f"strides must be positive, got {list(strides)}")
+        result.append(-(-(b - a) // s))
+    return result
+
+
+def _one_per_dimension(n: int, lists: dict) -> None:
+    """Each named attribute list has one entry per operand dimension."""
+    for name, values in lists.items():
+        require(len(values) == n, f"{name} must have one entry per operand dimension ({n}), got {list(values)}")
 
 
 # constant ---------------------------------------------------------------------------------------------------------
@@ -296,9 +272,9 @@ def _transpose(args):
     perm = list(args.permutation)
     check_permutation(perm, len(dims), "permutation")
     e = elem(args.operand)
-    axis = quantized_axis(e)
+    axis = QT.quantization_dimension(e)
     if axis is not None:
-        e = with_quantized_axis(e, perm.index(axis))
+        e = QT.with_axis(e, perm.index(axis))
     bounds = bounds_of(args.operand.type)
     return bounded([dims[p] for p in perm], e, [bounds[p] for p in perm] if bounds else [])
 
@@ -375,31 +351,15 @@ def _no_interior(args):
     return [0] * rank(args.operand)
 
 
-def padded_size(size, low: int, high: int, interior: int):
-    """A padded dimension's size (C4); None stays None."""
-    return None if size is None else size + low + high + max(size - 1, 0) * interior
-
-
 def _pad(args):
     """padding_value is a scalar of operand's element type (C1); one padding per dim (C2), interior >= 0 (C3)."""
-    per_tensor_only(args.operand, "operand")
-    require(elem(args.padding_value) == elem(args.operand),
-            f"padding_value must have the element type of operand, got {elem(args.padding_value)}", TypeError)
-    require(rank(args.padding_value) == 0, f"padding_value must be a 0-dimensional tensor, got {args.padding_value.type}")
+    check_padding_value(args)
     dims = shape(args.operand)
     low, high, interior = args.edge_padding_low, args.edge_padding_high, args.interior_padding
-    for name, values in (("edge_padding_low", low), ("edge_padding_high", high), ("interior_padding", interior)):
-        require(len(values) == len(dims), f"{name} must have one entry per operand dimension ({len(dims)}), "
-                f"got {list(values)}")
+    _one_per_dimension(len(dims), {"edge_padding_low": low, "edge_padding_high": high, "interior_padding": interior})
     require(all(i >= 0 for i in interior), f"interior_padding must be non-negative, got {list(interior)}")
-    bounds = bounds_of(args.operand.type) or [None] * len(dims)
-    result = [padded_size(*a) for a in zip(dims, low, high, interior)]
-    result_bounds = [padded_size(*a) for a in zip(bounds, low, high, interior)]
-    for d, size in enumerate(result):
-        require(size is None or size >= 0, f"padding makes dimension {d} negative ({size})")
-        require(result_bounds[d] is None or result_bounds[d] >= 0,
-                f"padding makes the bound of dimension {d} negative ({result_bounds[d]})")
-    return bounded(result, elem(args.operand), result_bounds)
+    result, bounds = padded_dims(dims, bounds_of(args.operand.type) or [None] * len(dims), low, high, interior)
+    return bounded(result, elem(args.operand), bounds)
 
 
 export(OpSpec("pad", (Operand("operand"), Operand("padding_value"), Attr("edge_padding_low", A.I64Array(), REQUIRED),
@@ -421,17 +381,8 @@ def _slice(args):
     per_tensor_only(args.operand, "operand")
     dims = shape(args.operand)
     start, limit, strides = args.start_indices, args.limit_indices, args.strides
-    for name, values in (("start_indices", start), ("limit_indices", limit), ("strides", strides)):
-        require(len(values) == len(dims), f"{name} must have one entry per operand dimension ({len(dims)}), "
-                f"got {list(values)}")
-    result = []
-    for d, (size, a, b, s) in enumerate(zip(dims, start, limit, strides)):
-        require(0 <= a <= b and (size is None or b <= size),
-                f"dimension {d} needs 0 <= start_indices <= limit_indices <= {size if size is not None else 'its size'}"
-                f", got start {a} and limit {b}")
-        require(s > 0, f"strides must be positive, got {list(strides)}")
-        result.append(-(-(b - a) // s))
-    return tensor(result, elem(args.operand))
+    _one_per_dimension(len(dims), {"start_indices": start, "limit_indices": limit, "strides": strides})
+    return tensor(sliced_dims(dims, start, limit, strides), elem(args.operand))
 
 
 export(OpSpec("slice", (Operand("operand"), Attr("start_indices", A.I64Array(), REQUIRED),
@@ -455,7 +406,7 @@ def _dynamic_slice(args):
     per_tensor_only(args.operand, "operand")
     dims = shape(args.operand)
     sizes = list(args.slice_sizes)
-    require(len(sizes) == len(dims), f"slice_sizes must have one entry per operand dimension ({len(dims)}), got {sizes}")
+    _one_per_dimension(len(dims), {"slice_sizes": sizes})
     check_start_indices(args.start_indices, len(dims))
     for d, (size, s) in enumerate(zip(dims, sizes)):
         require(0 <= s and (size is None or s <= size),
@@ -503,7 +454,7 @@ def _check_sort_inputs(args) -> None:
 def _sort_arguments(args):
     """The comparator takes two scalars (lhs, rhs) per input (checked before the comparator is built)."""
     _check_sort_inputs(args)
-    return [tensor((), elem(v)) for v in args.inputs for _ in range(2)]
+    return [t for t in scalars(args.inputs) for _ in range(2)]
 
 
 def _sort(args):

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from oxla import ir
 from oxla.dialects.stablehlo import attributes as A
+from oxla.dialects.stablehlo import quant_types as QT
 from oxla.dialects.stablehlo import types as T
 from oxla.dialects.stablehlo._core import REQUIRED, Attr, Operand, OpSpec, Param, export
 from oxla.dialects.stablehlo.data_movement import (
-    bounded, bounds_of, broadcast_element, check_broadcast, check_iota_element, dtype_param, padded_size, per_tensor_only,
-    quantized_axis, reshaped_quantized_axis)
+    broadcast_element, check_broadcast, check_iota_element, check_padding_value, padded_dims, reshaped_quantized_axis,
+    sliced_dims)
 from oxla.dialects.stablehlo.rules import (
-    check_dims, constant_ints, elem, rank, require, shape, size_of, tensor)
+    bounded, bounds_of, check_dims, constant_ints, dtype_param, elem, rank, require, shape, size_of, tensor, unique)
 
 FAMILY = "dynamism"
 
@@ -41,12 +42,23 @@ def shape_values(value, name: str) -> list | None:
     return values
 
 
+def index_operands(args, names: tuple, n: int) -> list:
+    """Checks shape operands of `n` entries and one type; their values (None for each that is not a constant)."""
+    first = getattr(args, names[0]).type
+    for name in names:
+        v = getattr(args, name)
+        shape_operand(v, name, n)
+        require(v.type == first, f"{', '.join(names[:-1])} and {names[-1]} must have the same type, got {first} and "
+                f"{v.type}", TypeError)
+    return [constant_ints(getattr(args, name)) for name in names]
+
+
 # dynamic_broadcast_in_dim -----------------------------------------------------------------------------------------
 
 def _check_expansion_hints(args, n: int) -> None:
     """known_(non)expanding_dimensions: operand dimensions (C9, C10), none listed twice (C8)."""
     hints = list(args.known_expanding_dimensions or []) + list(args.known_nonexpanding_dimensions or [])
-    require(len(set(hints)) == len(hints), f"known_expanding_dimensions and known_nonexpanding_dimensions must not "
+    require(unique(hints), f"known_expanding_dimensions and known_nonexpanding_dimensions must not "
             f"share or repeat dimensions, got {hints}")
     check_dims(hints, n, "known_expanding_dimensions and known_nonexpanding_dimensions")
 
@@ -95,25 +107,14 @@ export(OpSpec("dynamic_iota", (Operand("output_shape"), Attr("iota_dimension", A
 
 def _dynamic_pad(args):
     """Scalar padding_value of operand's element type (C1); paddings of one type, one per dim (C2), interior >= 0 (C3)."""
-    per_tensor_only(args.operand, "operand")
-    require(elem(args.padding_value) == elem(args.operand),
-            f"padding_value must have the element type of operand, got {elem(args.padding_value)}", TypeError)
-    require(rank(args.padding_value) == 0, f"padding_value must be a 0-dimensional tensor, got {args.padding_value.type}")
+    check_padding_value(args)
     dims = shape(args.operand)
-    names = ("edge_padding_low", "edge_padding_high", "interior_padding")
-    for name in names:
-        v = getattr(args, name)
-        shape_operand(v, name, len(dims))
-        require(v.type == args.edge_padding_low.type, f"edge_padding_low, edge_padding_high and interior_padding "
-                f"must have the same type, got {args.edge_padding_low.type} and {v.type}", TypeError)
-    low, high, interior = (constant_ints(getattr(args, name)) for name in names)
+    low, high, interior = index_operands(args, ("edge_padding_low", "edge_padding_high", "interior_padding"), len(dims))
     if interior is not None:
         require(all(i >= 0 for i in interior), f"interior_padding must be non-negative, got {interior}")
     if low is None or high is None or interior is None:
         return tensor([None] * len(dims), elem(args.operand))
-    result = [padded_size(*a) for a in zip(dims, low, high, interior)]
-    for d, size in enumerate(result):
-        require(size is None or size >= 0, f"padding makes dimension {d} negative ({size})")
+    result, _ = padded_dims(dims, [None] * len(dims), low, high, interior)
     return tensor(result, elem(args.operand))
 
 
@@ -131,7 +132,8 @@ def _dynamic_reshape(args):
     before = shape(args.operand)
     e = elem(args.operand)
     if dims is None:
-        require(quantized_axis(e) is None, "reshaping a per-axis quantized operand needs a constant output_shape")
+        require(QT.quantization_dimension(e) is None,
+                "reshaping a per-axis quantized operand needs a constant output_shape")
         return tensor([None] * n, e)
     count = size_of(before)
     require(count is None or count == size_of(dims),
@@ -184,24 +186,12 @@ export(OpSpec("set_dimension_size", (Operand("operand"), Operand("size"), Attr("
 def _real_dynamic_slice(args):
     """Indices of one type, one per dimension; from constants: 0 <= start <= limit <= size, strides > 0."""
     dims = shape(args.operand)
-    names = ("start_indices", "limit_indices", "strides")
-    for name in names:
-        v = getattr(args, name)
-        shape_operand(v, name, len(dims))
-        require(v.type == args.start_indices.type, f"start_indices, limit_indices and strides must have the same "
-                f"type, got {args.start_indices.type} and {v.type}", TypeError)
-    start, limit, strides = (constant_ints(getattr(args, name)) for name in names)
+    start, limit, strides = index_operands(args, ("start_indices", "limit_indices", "strides"), len(dims))
     if strides is not None:
         require(all(s > 0 for s in strides), f"strides must be positive, got {strides}")
     if start is None or limit is None or strides is None:
         return tensor([None] * len(dims), elem(args.operand))
-    result = []
-    for d, (size, a, b, s) in enumerate(zip(dims, start, limit, strides)):
-        require(0 <= a <= b and (size is None or b <= size),
-                f"dimension {d} needs 0 <= start_indices <= limit_indices <= {size if size is not None else 'its size'}"
-                f", got start {a} and limit {b}")
-        result.append(-(-(b - a) // s))
-    return tensor(result, elem(args.operand))
+    return tensor(sliced_dims(dims, start, limit, strides), elem(args.operand))
 
 
 export(OpSpec("real_dynamic_slice", (Operand("operand"), Operand("start_indices"), Operand("limit_indices"),

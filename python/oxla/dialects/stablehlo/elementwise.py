@@ -11,7 +11,7 @@ from oxla.dialects.stablehlo import attributes as A
 from oxla.dialects.stablehlo import types as T
 from oxla.dialects.stablehlo._core import Attr, Operand, OpSpec, Param, Region, export
 from oxla.dialects.stablehlo.rules import (
-    elem, expect_element, fail, rank, require, same_shape, same_type, shape, tensor, check_dims)
+    check_dims, dtype_param, elem, expect_element, rank, require, same_shape, same_type, scalars, shape, tensor)
 
 FAMILY = "elementwise"
 _ANY = "bool|int|float|complex|quantized"
@@ -168,7 +168,7 @@ export(OpSpec("complex", (Operand("lhs"), Operand("rhs")), _complex, family=FAMI
 
 def _convert(args):
     """Same shape, the requested element type (boolean <-> complex is not allowed)."""
-    target = T.element_type(args.dtype)
+    target = dtype_param(args.dtype)
     source = elem(args.operand)
     require(not ((T.is_bool(source) and T.is_complex(target)) or (T.is_complex(source) and T.is_bool(target))),
             f"cannot convert {source} to {target}", TypeError)
@@ -181,7 +181,7 @@ export(OpSpec("convert", (Operand("operand"), Param("dtype")), _convert, family=
 
 def _bitcast_convert(args):
     """Same bits: equal widths keep the shape; a narrower result adds a last dimension, a wider one removes it."""
-    target, source = T.element_type(args.dtype), elem(args.operand)
+    target, source = dtype_param(args.dtype), elem(args.operand)
     require(T.is_complex(target) == T.is_complex(source), f"cannot bitcast between real and complex: {source} to {target}",
             TypeError)
     wide, narrow = T.bit_width(source), T.bit_width(target)
@@ -219,7 +219,7 @@ export(OpSpec("reduce_precision", (Operand("operand"), Attr("exponent_bits", A.I
 
 def _map_arguments(args):
     """The computation takes one scalar per input."""
-    return [tensor((), elem(v)) for v in args.inputs]
+    return scalars(args.inputs)
 
 
 def _map(args):

@@ -10,14 +10,10 @@ from __future__ import annotations
 from oxla.dialects.stablehlo import attributes as A
 from oxla.dialects.stablehlo import types as T
 from oxla.dialects.stablehlo._core import REQUIRED, Attr, Operand, OpSpec, Region, export
-from oxla.dialects.stablehlo.rules import check_dims, constant_ints, elem, expect_element, require, shape, tensor
+from oxla.dialects.stablehlo.rules import (
+    check_dims, compatible, constant_ints, elem, expect_element, require, same_dim, scalars, shape, tensor, unique)
 
 FAMILY = "indexing"
-
-
-def _same_dim(a, b) -> bool:
-    """Whether two dimension sizes can be equal (None is dynamic)."""
-    return a is None or b is None or a == b
 
 
 def _sorted_unique(dims, what: str) -> None:
@@ -25,10 +21,15 @@ def _sorted_unique(dims, what: str) -> None:
     require(list(dims) == sorted(set(dims)), f"{what} must be sorted and unique, got {list(dims)}")
 
 
+def _sorted_in_range(dims: list, bound: int, what: str) -> None:
+    """Dimension numbers that must be sorted, unique and in [0, bound)."""
+    require(dims == sorted(dims), f"{what} must be sorted, got {dims}")
+    check_dims(dims, bound, what)
+
+
 def _disjoint(a, b, names: str) -> None:
     """Two dimension lists that together must not repeat a dimension."""
-    both = list(a) + list(b)
-    require(len(set(both)) == len(both), f"{names} together must not repeat a dimension, got {list(a)} and {list(b)}")
+    require(unique(list(a) + list(b)), f"{names} together must not repeat a dimension, got {list(a)} and {list(b)}")
 
 
 def _index_vector(indices_shape: tuple, index_vector_dim: int, what: str) -> int:
@@ -41,7 +42,7 @@ def _index_vector(indices_shape: tuple, index_vector_dim: int, what: str) -> int
 def _batching(operand_shape, indices_shape, operand_dims, indices_dims, index_vector_dim, names) -> None:
     """Operand and indices batching dims: unique, in range, not index_vector_dim, paired with equal sizes."""
     operand_name, indices_name, operand_dims_name, indices_dims_name = names
-    require(len(set(indices_dims)) == len(indices_dims),
+    require(unique(indices_dims),
             f"{indices_dims_name} must be unique, got {list(indices_dims)}")
     check_dims(indices_dims, len(indices_shape), indices_dims_name)
     require(index_vector_dim not in indices_dims,
@@ -50,7 +51,7 @@ def _batching(operand_shape, indices_shape, operand_dims, indices_dims, index_ve
             f"{operand_dims_name} and {indices_dims_name} must have the same size, "
             f"got {list(operand_dims)} and {list(indices_dims)}")
     for i, (a, b) in enumerate(zip(operand_dims, indices_dims)):
-        require(_same_dim(operand_shape[a], indices_shape[b]),
+        require(same_dim(operand_shape[a], indices_shape[b]),
                 f"{operand_dims_name}[{i}] and {indices_dims_name}[{i}] must have the same size: {operand_name} "
                 f"dimension {a} is {operand_shape[a]}, {indices_name} dimension {b} is {indices_shape[b]}")
 
@@ -79,10 +80,8 @@ def _gather_dims(operand, start_indices, dn: A.GatherDimensionNumbers, slice_siz
     result_rank = len(offset) + len(ss) - (1 if ivd < len(ss) else 0)
     check_dims(offset, result_rank, "offset_dims")
     _disjoint(collapsed, batching, "collapsed_slice_dims and operand_batching_dims")
-    require(collapsed == sorted(collapsed), f"collapsed_slice_dims must be sorted, got {collapsed}")
-    check_dims(collapsed, len(os_), "collapsed_slice_dims")
-    require(batching == sorted(batching), f"operand_batching_dims must be sorted, got {batching}")
-    check_dims(batching, len(os_), "operand_batching_dims")
+    _sorted_in_range(collapsed, len(os_), "collapsed_slice_dims")
+    _sorted_in_range(batching, len(os_), "operand_batching_dims")
     _batching(os_, ss, batching, dn.start_indices_batching_dims, ivd,
               ("operand", "start_indices", "operand_batching_dims", "start_indices_batching_dims"))
     _disjoint(start_index_map, batching, "start_index_map and operand_batching_dims")
@@ -132,7 +131,7 @@ export(OpSpec("dynamic_gather", (Operand("operand"), Operand("start_indices"), O
 
 def _scatter_arguments(args):
     """update_computation takes a scalar of each input's element type, then one of each update's (the same)."""
-    return [tensor((), elem(v)) for v in args.inputs] * 2
+    return scalars(args.inputs) * 2
 
 
 def _scatter_dimension_numbers(inputs_shape, indices_shape, updates_rank, dn: A.ScatterDimensionNumbers) -> None:
@@ -147,10 +146,8 @@ def _scatter_dimension_numbers(inputs_shape, indices_shape, updates_rank, dn: A.
     _sorted_unique(window, "update_window_dims")
     check_dims(window, updates_rank, "update_window_dims")
     _disjoint(inserted, batching, "inserted_window_dims and input_batching_dims")
-    require(inserted == sorted(inserted), f"inserted_window_dims must be sorted, got {inserted}")
-    check_dims(inserted, rank, "inserted_window_dims")
-    require(batching == sorted(batching), f"input_batching_dims must be sorted, got {batching}")
-    check_dims(batching, rank, "input_batching_dims")
+    _sorted_in_range(inserted, rank, "inserted_window_dims")
+    _sorted_in_range(batching, rank, "input_batching_dims")
     _batching(inputs_shape, indices_shape, batching, dn.scatter_indices_batching_dims, ivd,
               ("inputs[0]", "scatter_indices", "input_batching_dims", "scatter_indices_batching_dims"))
     index_size = _index_vector(indices_shape, ivd, "scatter_indices")
@@ -178,7 +175,7 @@ def _scatter_updates_shape(inputs_shape, indices_shape, updates_shape, dn: A.Sca
                     f"updates dimension {d} ({size}) is a window dimension and must not exceed the inputs' {bound}")
         else:
             expected = next(sizes)
-            require(_same_dim(size, expected),
+            require(same_dim(size, expected),
                     f"updates dimension {d} ({size}) is a scatter dimension and must equal the scatter_indices' "
                     f"{expected}")
 
@@ -192,9 +189,9 @@ def _scatter(args):
     expect_element(args.scatter_indices, "scatter_indices", "int")
     inputs_shape, updates_shape = shape(inputs[0]), shape(updates[0])
     for i, v in enumerate(inputs):
-        require(_compatible(shape(v), inputs_shape),
+        require(compatible(shape(v), inputs_shape),
                 f"inputs must have the same shape, got {[list(shape(x)) for x in inputs]}")
-        require(_compatible(shape(updates[i]), updates_shape),
+        require(compatible(shape(updates[i]), updates_shape),
                 f"updates must have the same shape, got {[list(shape(x)) for x in updates]}")
         require(elem(updates[i]) == elem(v), f"updates[{i}] must have the element type of inputs[{i}], "
                                              f"got {elem(updates[i])} and {elem(v)}", TypeError)
@@ -206,11 +203,6 @@ def _scatter(args):
             f"update_computation must return {len(inputs)} scalar tensor(s), one per input, got "
             f"{[str(t) for t in returned]}")
     return [tensor(shape(v), elem(t)) for v, t in zip(inputs, returned)]
-
-
-def _compatible(a, b) -> bool:
-    """Whether two shapes can be equal."""
-    return len(a) == len(b) and all(_same_dim(x, y) for x, y in zip(a, b))
 
 
 export(OpSpec("scatter", (Operand("inputs", variadic=True), Operand("scatter_indices"),

@@ -11,13 +11,13 @@ made it.
 
 from __future__ import annotations
 
-import re
-from collections import namedtuple
-
 from oxla.dialects.stablehlo import attributes as A
+from oxla.dialects.stablehlo import quant_types as QT
 from oxla.dialects.stablehlo import types as T
 from oxla.dialects.stablehlo._core import REQUIRED, Attr, Operand, OpSpec, Param, export
-from oxla.dialects.stablehlo.rules import check_dims, constant_ints, elem, expect_element, require, shape, tensor
+from oxla.dialects.stablehlo.rules import (
+    check_dims, constant_ints, dtype_param, elem, expect_element, num_windows, padded_size, require, same_dim, shape,
+    tensor, unique)
 
 FAMILY = "linalg"
 DotAlgorithm = A.DotAlgorithm
@@ -31,35 +31,11 @@ def _stored(value):
     return lambda args: value
 
 
-def _same_dim(a, b) -> bool:
-    """Whether two dimension sizes can be equal (None is dynamic)."""
-    return a is None or b is None or a == b
-
-
-def _unique(dims) -> bool:
-    """Whether no dimension number repeats."""
-    return len(set(dims)) == len(dims)
-
-
 # Quantized element types ------------------------------------------------------------------------------------------
-
-_Quant = namedtuple("_Quant", "storage expressed axis zero_points")
-_QUANT = re.compile(r"!quant\.uniform<([^:<]+(?:<[^>]*>)?):([^:,]+)(?::(\d+))?,\s*(.*)>$")
-
-
-def _quant(e) -> _Quant | None:
-    """Storage and expressed types, quantization axis (None per-tensor) and zero points of a quantized type."""
-    match = _QUANT.match(str(e)) if T.is_quantized(e) else None
-    if match is None:
-        return None
-    storage, expressed, axis, params = match.groups()
-    zero_points = [int(p.split(":")[1]) if ":" in p else 0 for p in params.strip("{}").split(",")]
-    return _Quant(storage.split("<")[0], expressed, None if axis is None else int(axis), zero_points)
-
 
 def _check_quantized(lhs_e, rhs_e, result_e) -> None:
     """The specification's rules for quantized dot_general/convolution element types."""
-    lq, rq, oq = _quant(lhs_e), _quant(rhs_e), _quant(result_e)
+    lq, rq, oq = QT.parse(lhs_e), QT.parse(rhs_e), QT.parse(result_e)
     require(rq is not None and (lq is None) == (oq is None),
             f"quantized operations need a quantized rhs, and lhs and result both quantized or both not; "
             f"got {lhs_e}, {rhs_e} -> {result_e}", TypeError)
@@ -80,7 +56,7 @@ def _check_quantized(lhs_e, rhs_e, result_e) -> None:
 def _result_element(lhs, rhs, preferred):
     """lhs and rhs element types agree (or combine as quantized types); the result's is preferred or the lhs's."""
     lhs_e, rhs_e = elem(lhs), elem(rhs)
-    result_e = lhs_e if preferred is None else T.element_type(preferred)
+    result_e = lhs_e if preferred is None else dtype_param(preferred)
     if any(T.is_quantized(e) for e in (lhs_e, rhs_e, result_e)):
         _check_quantized(lhs_e, rhs_e, result_e)
     else:
@@ -106,7 +82,7 @@ def _dot_general(args):
     require(len(lc) == len(rc), f"lhs_contracting_dimensions and rhs_contracting_dimensions must have the same size, "
                                 f"got {lc} and {rc}")
     for side, batching, contracting in (("lhs", lb, lc), ("rhs", rb, rc)):
-        require(_unique(batching + contracting),
+        require(unique(batching + contracting),
                 f"{side}_batching_dimensions and {side}_contracting_dimensions together must not repeat a dimension, "
                 f"got {batching} and {contracting}")
     check_dims(lb, len(ls), "lhs_batching_dimensions")
@@ -115,14 +91,14 @@ def _dot_general(args):
     check_dims(rc, len(rs), "rhs_contracting_dimensions")
     for kind, lhs_dims, rhs_dims in (("batching", lb, rb), ("contracting", lc, rc)):
         for a, b in zip(lhs_dims, rhs_dims):
-            require(_same_dim(ls[a], rs[b]), f"{kind} dimensions must have equal sizes: lhs dimension {a} is {ls[a]}, "
-                                             f"rhs dimension {b} is {rs[b]}")
+            require(same_dim(ls[a], rs[b]), f"{kind} dimensions must have equal sizes: lhs dimension {a} is {ls[a]}, "
+                                            f"rhs dimension {b} is {rs[b]}")
     _check_precision(args.precision_config)
     if args.algorithm is not None:
         require(all(p == "DEFAULT" for p in args.precision_config or []),
                 f"precision_config must be DEFAULT when an algorithm is given, got {args.precision_config}")
     element = _result_element(args.lhs, args.rhs, args.preferred_element_type)
-    axis = getattr(_quant(elem(args.rhs)), "axis", None)
+    axis = QT.quantization_dimension(elem(args.rhs))
     require(axis is None or axis not in rc,
             f"the rhs quantization dimension {axis} must not be a contracting dimension", TypeError)
     batch = [ls[a] if ls[a] is not None else rs[b] for a, b in zip(lb, rb)]
@@ -145,7 +121,7 @@ def _dot(args):
     """Vector/matrix products of rank-1 or rank-2 operands: lhs's last dimension meets rhs's first."""
     ls, rs = shape(args.lhs), shape(args.rhs)
     require(len(ls) in (1, 2) and len(rs) in (1, 2), f"lhs and rhs must have rank 1 or 2, got {len(ls)} and {len(rs)}")
-    require(_same_dim(ls[-1], rs[0]),
+    require(same_dim(ls[-1], rs[0]),
             f"the last dimension of lhs ({ls[-1]}) must equal the first dimension of rhs ({rs[0]})")
     _check_precision(args.precision_config)
     element = _result_element(args.lhs, args.rhs, args.preferred_element_type)
@@ -158,22 +134,6 @@ export(OpSpec("dot", (Operand("lhs"), Operand("rhs"), Attr("precision_config", _
 
 
 # convolution, dynamic_conv ----------------------------------------------------------------------------------------
-
-def _dilated(size: int, dilation: int) -> int:
-    """A dimension after inserting dilation - 1 holes between its elements."""
-    return 0 if size == 0 else (size - 1) * dilation + 1
-
-
-def _num_windows(size, window, stride, low, high, base_dilation, window_dilation):
-    """Number of window positions along one spatial dimension (None when the input or window size is dynamic)."""
-    if size is None or window is None:
-        return None
-    padded = low + _dilated(size, base_dilation) + high
-    dilated_window = _dilated(window, window_dilation)
-    if padded == 0 or dilated_window > padded:
-        return 0
-    return (padded - dilated_window) // stride + 1
-
 
 def _conv_window_attributes(args, spatial: int) -> None:
     """window_strides, lhs_dilation, rhs_dilation, window_reversal: one entry per spatial dimension, positive."""
@@ -242,7 +202,7 @@ def _convolution_type(args, padding):
     _conv_groups(args, ls, rs)
     _check_precision(args.precision_config)
     element = _result_element(args.lhs, args.rhs, args.preferred_element_type)
-    rhs_axis, result_axis = getattr(_quant(elem(args.rhs)), "axis", None), getattr(_quant(element), "axis", None)
+    rhs_axis, result_axis = QT.quantization_dimension(elem(args.rhs)), QT.quantization_dimension(element)
     require(rhs_axis is None or rhs_axis == dn.kernel_output_feature_dimension,
             f"the rhs quantization dimension ({rhs_axis}) must be kernel_output_feature_dimension", TypeError)
     require(result_axis is None or result_axis == dn.output_feature_dimension,
@@ -256,9 +216,9 @@ def _convolution_type(args, padding):
     lhs_dilation, rhs_dilation = args.lhs_dilation or [1] * spatial, args.rhs_dilation or [1] * spatial
     for k in range(spatial):
         low, high = padding[k] if padding is not None else (0, 0)
-        dims[dn.output_spatial_dimensions[k]] = None if padding is None else _num_windows(
-            ls[dn.input_spatial_dimensions[k]], rs[dn.kernel_spatial_dimensions[k]], strides[k], low, high,
-            lhs_dilation[k], rhs_dilation[k])
+        padded = padded_size(ls[dn.input_spatial_dimensions[k]], low, high, lhs_dilation[k] - 1)
+        dims[dn.output_spatial_dimensions[k]] = None if padding is None else num_windows(
+            padded, rs[dn.kernel_spatial_dimensions[k]], strides[k], rhs_dilation[k])
     return tensor(dims, element)
 
 
@@ -313,7 +273,7 @@ def _einsum_term(term: str, dims: tuple, what: str, sizes: dict) -> tuple:
         ellipsis = ()
     for label, size in zip(labels, dims):
         known = sizes.get(label)
-        require(_same_dim(known, size), f"einsum_config label {label!r} has sizes {known} and {size}")
+        require(same_dim(known, size), f"einsum_config label {label!r} has sizes {known} and {size}")
         sizes[label] = size if known is None else known
     return ellipsis
 
@@ -324,7 +284,7 @@ def _broadcast(a: tuple, b: tuple) -> tuple:
     a, b = (1,) * (n - len(a)) + a, (1,) * (n - len(b)) + b
     out = []
     for x, y in zip(a, b):
-        require(x == 1 or y == 1 or _same_dim(x, y),
+        require(x == 1 or y == 1 or same_dim(x, y),
                 f"einsum '...' dimensions {list(a)} and {list(b)} do not broadcast")
         out.append(y if x == 1 else x if y == 1 else x if x is not None else y)
     return tuple(out)
@@ -345,7 +305,7 @@ def _einsum_dims(config: str, operands: list) -> list:
     labels = output.replace("...", "")
     require((labels.isalpha() or not labels) and output.count("...") <= 1,
             f"einsum_config output {output!r} must be letters and at most one '...'")
-    require(_unique(labels), f"einsum_config output {output!r} repeats a label")
+    require(unique(labels), f"einsum_config output {output!r} repeats a label")
     for label in labels:
         require(label in sizes, f"einsum_config output label {label!r} is not in any input term")
     before = output.index("...") if "..." in output else len(output)
@@ -378,7 +338,7 @@ def _square_matrices(value, name: str) -> tuple:
     """A batch of square matrices: rank >= 2 and equal last two dimensions; returns the shape."""
     dims = shape(value)
     require(len(dims) >= 2, f"{name} must have rank >= 2, got shape {list(dims)}")
-    require(_same_dim(dims[-2], dims[-1]), f"the last two dimensions of {name} must be equal, got shape {list(dims)}")
+    require(same_dim(dims[-2], dims[-1]), f"the last two dimensions of {name} must be equal, got shape {list(dims)}")
     return dims
 
 
@@ -398,15 +358,15 @@ def _triangular_solve(args):
     expect_element(args.a, "a", "float|complex|quantized")
     expect_element(args.b, "b", "float|complex|quantized")
     a_e, b_e = elem(args.a), elem(args.b)
-    baseline = [(q.storage, q.expressed) if q else str(e) for e, q in ((a_e, _quant(a_e)), (b_e, _quant(b_e)))]
+    baseline = [(q.storage, q.expressed) if q else str(e) for e, q in ((a_e, QT.parse(a_e)), (b_e, QT.parse(b_e)))]
     require(baseline[0] == baseline[1],
             f"a and b must have the same element type, got {a_e} and {b_e}", TypeError)
     a_dims, b_dims = _square_matrices(args.a, "a"), shape(args.b)
     require(len(a_dims) == len(b_dims), f"a and b must have the same rank, got {len(a_dims)} and {len(b_dims)}")
-    require(all(_same_dim(x, y) for x, y in zip(a_dims[:-2], b_dims[:-2])),
+    require(all(same_dim(x, y) for x, y in zip(a_dims[:-2], b_dims[:-2])),
             f"a and b must have the same batch dimensions, got {list(a_dims[:-2])} and {list(b_dims[:-2])}")
     side = -2 if args.left_side else -1
-    require(_same_dim(a_dims[-1], b_dims[side]),
+    require(same_dim(a_dims[-1], b_dims[side]),
             f"b's dimension {len(b_dims) + side} ({b_dims[side]}) must equal a's size {a_dims[-1]} "
             f"(left_side={args.left_side})")
     require(args.transpose_a != "TRANSPOSE_INVALID", "transpose_a must be NO_TRANSPOSE, TRANSPOSE or ADJOINT")
@@ -434,7 +394,7 @@ def _fft(args):
     if kind == "RFFT":
         require(str(e) in ("f32", "f64"), f"RFFT needs an f32 or f64 operand, got {e}", TypeError)
         trailing = dims[-len(length):]
-        require(all(_same_dim(d, n) for d, n in zip(trailing, length)),
+        require(all(same_dim(d, n) for d, n in zip(trailing, length)),
                 f"RFFT needs the operand's last dimensions ({trailing}) to be fft_length ({length})")
         dims[-1] = dims[-1] if length[-1] == 0 else length[-1] // 2 + 1
         return tensor(dims, T.complex_of(e))
@@ -442,7 +402,7 @@ def _fft(args):
     if kind == "IRFFT":
         trailing = dims[-len(length):]
         expected = length[:-1] + [0 if length[-1] == 0 else length[-1] // 2 + 1]
-        require(all(_same_dim(d, n) for d, n in zip(trailing, expected)),
+        require(all(same_dim(d, n) for d, n in zip(trailing, expected)),
                 f"IRFFT needs the operand's last dimensions ({trailing}) to be {expected} (fft_length {length} with "
                 f"the last entry n as n/2+1)")
         dims[-1] = length[-1]

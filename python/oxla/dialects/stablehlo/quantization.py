@@ -3,78 +3,38 @@
 Quantized element types are written as MLIR spells them, for example
 "!quant.uniform<i8:f32, 0.5:-1>" (per-tensor: storage type, expressed type,
 scale and zero point) or "!quant.uniform<i8:f32:0, {0.1:-30, 0.5:-20}>"
-(per-axis along dimension 0). The helpers below read a quantized type's
-storage and expressed types and its quantization dimension from that text.
+(per-axis along dimension 0). `quant_types` reads their fields; its
+`storage_type`, `expressed_type` and `quantization_dimension` are also
+importable from here.
 """
 
 from __future__ import annotations
 
-import re
-
-from oxla import ir
+from oxla.dialects.stablehlo import quant_types as QT
 from oxla.dialects.stablehlo import types as T
 from oxla.dialects.stablehlo._core import Operand, OpSpec, Param, export
-from oxla.dialects.stablehlo.rules import elem, expect_element, fail, require, shape, tensor
+from oxla.dialects.stablehlo.quant_types import expressed_type, quantization_dimension, storage_type  # noqa: F401
+from oxla.dialects.stablehlo.rules import dtype_param, elem, expect_element, require, shape, tensor
 
 FAMILY = "quantization"
 
 
-def _fields(e) -> list[str]:
-    """The top-level ':'- or ','-separated fields inside a `!quant.uniform<...>` type's brackets."""
-    text = str(e)
-    body = text[text.index("<") + 1:-1]
-    fields, depth, start = [], 0, 0
-    for i, c in enumerate(body):
-        depth += c in "<{("
-        depth -= c in ">})"
-        if c in ":," and depth == 0:
-            fields.append(body[start:i].strip())
-            start = i + 1
-    return fields + [body[start:].strip()]
-
-
-def storage_type(e) -> ir.Type:
-    """The integer type a quantized element type stores its values in (i8 for !quant.uniform<i8:f32, ...>)."""
-    storage = re.sub(r"<.*", "", _fields(e)[0])
-    return ir.Type.parse(storage, ir.context())
-
-
-def expressed_type(e) -> ir.Type:
-    """The floating-point type a quantized element type expresses (f32 for !quant.uniform<i8:f32, ...>)."""
-    return ir.Type.parse(_fields(e)[1], ir.context())
-
-
-def quantization_dimension(e) -> int | None:
-    """The quantized dimension of a per-axis quantized type, None for a per-tensor one."""
-    fields = _fields(e)
-    return int(fields[2]) if len(fields) > 3 and fields[2].lstrip("-").isdigit() and fields[3].startswith("{") \
-        else None
-
-
-def _scales(e) -> int:
-    """The number of (scale, zero point) entries of a per-axis quantized type."""
-    block = _fields(e)[-1]
-    return len([s for s in block.strip("{}").split(",") if s.strip()])
-
-
 def _check_per_axis(dims, e, what: str) -> None:
     """A per-axis quantized type names a dimension of the tensor and has one scale per element of it."""
-    d = quantization_dimension(e)
-    if d is None:
+    q = QT.parse(e)
+    if q is None or q.axis is None:
         return
+    d, scales = q.axis, len(q.scales)
     require(0 <= d < len(dims), f"{what}'s quantization dimension {d} must be in [0, {len(dims)})")
-    require(dims[d] is None or dims[d] == _scales(e),
-            f"{what} needs one scale per element of dimension {d} ({dims[d]}), got {_scales(e)}")
+    require(dims[d] is None or dims[d] == scales,
+            f"{what} needs one scale per element of dimension {d} ({dims[d]}), got {scales}")
 
 
 def _uniform_quantize(args):
     """Same shape (C1); a quantized result expressing the operand's float type or expressed type (C2)."""
     expect_element(args.operand, "operand", "float|quantized")
-    try:
-        target = T.element_type(args.dtype)
-    except TypeError as e:
-        fail(str(e), TypeError)
-    require(T.is_quantized(target) and str(target).startswith("!quant.uniform<"),
+    target = dtype_param(args.dtype)
+    require(QT.parse(target) is not None,
             f"dtype must be a uniform quantized type such as \"!quant.uniform<i8:f32, 0.5:-1>\", got {target}",
             TypeError)
     source = elem(args.operand)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from oxla.dialects.stablehlo import attributes as A
 from oxla.dialects.stablehlo import types as T
 from oxla.dialects.stablehlo._core import REQUIRED, Attr, Operand, OpSpec, Param, export
-from oxla.dialects.stablehlo.rules import constant_ints, elem, expect_element, fail, require, shape, tensor
+from oxla.dialects.stablehlo.rules import constant_ints, dtype_param, elem, expect_element, fail, require, shape, tensor
 
 FAMILY = "random"
 
@@ -60,7 +60,7 @@ def _rng_bit_generator(args):
     if sizes is not None and dims[0] is not None:
         require(dims[0] in sizes, f"initial_state of {args.rng_algorithm} must have "
                 f"{' or '.join(map(str, sizes))} elements, got {dims[0]}")
-    dtype = elem(state) if args.dtype is None else _element(args.dtype)
+    dtype = elem(state) if args.dtype is None else dtype_param(args.dtype)
     require(T.is_integer(dtype) or T.is_float(dtype), f"dtype must be an integer or floating-point type, got {dtype}",
             TypeError)
     try:
@@ -69,14 +69,6 @@ def _rng_bit_generator(args):
         fail(f"shape: {e}")
     require(all(d is not None for d in out), f"the output shape must be static, got {list(args.shape)}")
     return [state.type, tensor(out, dtype)]
-
-
-def _element(dtype):
-    """The element type of a dtype given in any accepted form."""
-    try:
-        return T.element_type(dtype)
-    except TypeError as e:
-        fail(str(e), TypeError)
 
 
 export(OpSpec("rng_bit_generator", (Attr("rng_algorithm", A.Canonical(A.RNG_ALGORITHM), REQUIRED),

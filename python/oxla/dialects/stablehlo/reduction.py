@@ -12,32 +12,24 @@ with a dynamic input dimension giving a dynamic result dimension.
 from __future__ import annotations
 
 from oxla.dialects.stablehlo import attributes as A
+from oxla.dialects.stablehlo import quant_types as QT
 from oxla.dialects.stablehlo import types as T
 from oxla.dialects.stablehlo._core import REQUIRED, Attr, Operand, OpSpec, Region, export
 from oxla.dialects.stablehlo.rules import (
-    check_dims, compatible, elem, expect_element, rank, require, same_shape, shape, tensor)
+    check_dims, compatible, elem, expect_element, num_windows, padded_size, rank, require, same_shape, scalars, shape,
+    tensor)
 
 FAMILY = "reduction"
 
 
 # Shared checks ----------------------------------------------------------------------------------------------------
 
-def _scalars(values) -> list:
-    """0-d tensor types of the values' element types (the values must be ranked tensors)."""
-    types = []
-    for v in values:
-        shape(v)  # fails unless `v` is a ranked tensor
-        types.append(tensor((), elem(v)))
-    return types
-
-
 def _reducer_arguments(check):
     """The body's block arguments after `check` (the op's operand and attribute rules, so that a broken one is
     reported before the body runs): accumulators, then elements, 0-d tensors of the init values' types."""
     def arguments(args) -> list:
         check(args)
-        scalars = _scalars(args.init_values)
-        return scalars + scalars
+        return scalars(args.init_values) * 2
     return arguments
 
 
@@ -64,6 +56,12 @@ def _check_body(returned: list, expected: list, what: str) -> None:
                 TypeError)
 
 
+def _reduced_results(args, dims) -> list:
+    """reduce's and reduce_window's results: `dims` of each element type the body returns (checked first)."""
+    _check_body(args.region_results[0], scalars(args.init_values), "body")
+    return [tensor(dims, elem(t)) for t in args.region_results[0]]
+
+
 def _check_window_attribute(values, n: int, name: str) -> list:
     """Checks that a window attribute has one positive entry per dimension; ones if absent."""
     if values is None:
@@ -82,21 +80,16 @@ def _check_padding(padding, n: int) -> list:
     return [list(p) for p in padding]
 
 
-def _num_windows(dims, window, strides, padding, base_dilations=None, window_dilations=None) -> tuple:
-    """The specification's num_windows per dimension (None where the input dimension is dynamic)."""
+def _windows(dims, window, strides, padding, base_dilations=None, window_dilations=None) -> tuple:
+    """The number of windows per dimension of the padded, base-dilated input (None where the input's is dynamic)."""
     n = len(dims)
     base_dilations = base_dilations or [1] * n
     window_dilations = window_dilations or [1] * n
     out = []
     for d, w, s, (lo, hi), bd, wd in zip(dims, window, strides, padding, base_dilations, window_dilations):
-        if d is None:
-            out.append(None)
-            continue
-        dilated = 0 if d == 0 else (d - 1) * bd + 1
-        padded = lo + dilated + hi
-        require(padded >= 0, f"padding leaves a negative size ({padded}) in a dimension of size {d}")
-        dilated_window = (w - 1) * wd + 1
-        out.append(0 if padded == 0 or dilated_window > padded else (padded - dilated_window) // s + 1)
+        padded = padded_size(d, lo, hi, bd - 1)
+        require(padded is None or padded >= 0, f"padding leaves a negative size ({padded}) in a dimension of size {d}")
+        out.append(num_windows(padded, w, s, wd))
     return tuple(out)
 
 
@@ -111,9 +104,7 @@ def _check_reduce_operands(args) -> list:
 
 def _reduce(args):
     """The result drops `dimensions` from the inputs' shape; its element types are what the body returns."""
-    kept = _check_reduce_operands(args)
-    _check_body(args.region_results[0], _scalars(args.init_values), "body")
-    return [tensor(kept, elem(t)) for t in args.region_results[0]]
+    return _reduced_results(args, _check_reduce_operands(args))
 
 
 export(OpSpec("reduce", (Operand("inputs", variadic=True), Operand("init_values", variadic=True),
@@ -134,14 +125,12 @@ def _check_reduce_window_operands(args) -> tuple:
     base = _check_window_attribute(args.base_dilations, n, "base_dilations")
     dilations = _check_window_attribute(args.window_dilations, n, "window_dilations")
     padding = _check_padding(args.padding, n)
-    return _num_windows(dims, window, strides, padding, base, dilations)
+    return _windows(dims, window, strides, padding, base, dilations)
 
 
 def _reduce_window(args):
     """Windows of the inputs reduced by the body; the result shape is the number of windows per dimension."""
-    windows = _check_reduce_window_operands(args)
-    _check_body(args.region_results[0], _scalars(args.init_values), "body")
-    return [tensor(windows, elem(t)) for t in args.region_results[0]]
+    return _reduced_results(args, _check_reduce_window_operands(args))
 
 
 export(OpSpec("reduce_window", (Operand("inputs", variadic=True), Operand("init_values", variadic=True),
@@ -169,7 +158,7 @@ def _check_select_and_scatter_operands(args) -> tuple:
     window = _check_window_attribute(args.window_dimensions, n, "window_dimensions")
     strides = _check_window_attribute(args.window_strides, n, "window_strides")
     padding = _check_padding(args.padding, n)
-    windows = _num_windows(dims, window, strides, padding)
+    windows = _windows(dims, window, strides, padding)
     require(compatible(windows, shape(source)),
             f"source must have the shape of the operand's windows {list(windows)}, got {list(shape(source))}")
     return dims
@@ -178,12 +167,12 @@ def _check_select_and_scatter_operands(args) -> tuple:
 def _select_arguments(args) -> list:
     """select compares two elements of the operand: two 0-d tensors of its element type (operand rules first)."""
     _check_select_and_scatter_operands(args)
-    return _scalars([args.operand]) * 2
+    return scalars([args.operand]) * 2
 
 
 def _scatter_arguments(args) -> list:
     """scatter combines two values: 0-d tensors of the init value's element type."""
-    return _scalars([args.init_value]) * 2
+    return scalars([args.init_value]) * 2
 
 
 def _select_and_scatter(args):
@@ -192,7 +181,7 @@ def _select_and_scatter(args):
     selected, scattered = args.region_results
     require(len(selected) == 1 and selected[0] == tensor((), T.i1()),
             f"select must return one tensor<i1>, got ({', '.join(map(str, selected))})", TypeError)
-    _check_body(scattered, _scalars([args.init_value]), "scatter")
+    _check_body(scattered, scalars([args.init_value]), "scatter")
     return tensor(dims, elem(scattered[0]))
 
 
@@ -207,11 +196,6 @@ export(OpSpec("select_and_scatter", (Operand("operand"), Operand("source"), Oper
 
 # batch normalization ----------------------------------------------------------------------------------------------
 
-def _baseline(e):
-    """The element type without quantization parameters (scales and zero points), for comparisons."""
-    return str(e).split(",")[0] if T.is_quantized(e) else e
-
-
 def _check_batch_norm(args, multi: list, single: list) -> int | None:
     """The batch norm rules: float elements, one baseline element type, 1-D per-feature operands sized to the
     feature dimension; returns that dimension's size."""
@@ -219,7 +203,7 @@ def _check_batch_norm(args, multi: list, single: list) -> int | None:
     operand = getattr(args, first)
     expect_element(operand, first, "float|quantized")
     for name in multi[1:] + single:
-        require(_baseline(elem(getattr(args, name))) == _baseline(elem(operand)),
+        require(QT.baseline(elem(getattr(args, name))) == QT.baseline(elem(operand)),
                 f"{name} and {first} must have the same element type, got {elem(getattr(args, name))} "
                 f"and {elem(operand)}", TypeError)
     if len(multi) > 1:

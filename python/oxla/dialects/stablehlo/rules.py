@@ -7,11 +7,14 @@ Rules read operand types through these helpers and fail with `fail`/`require`
 from __future__ import annotations
 
 from oxla import ir
+from oxla.dialects.stablehlo import quant_types as QT
 from oxla.dialects.stablehlo import types as T
 from oxla.dialects.stablehlo._core import fail, require
 
-__all__ = ["fail", "require", "shape", "rank", "elem", "tensor", "compatible", "merge", "same_shape",
-           "same_type", "expect_element", "check_dims", "check_permutation", "ELEMENT_KINDS", "size_of"]
+__all__ = ["fail", "require", "shape", "rank", "elem", "tensor", "scalars", "bounds_of", "bounded", "same_dim",
+           "compatible", "merge", "unique", "same_shape", "same_type", "expect_element", "per_tensor_only",
+           "check_dims", "check_permutation", "ELEMENT_KINDS", "size_of", "padded_size", "num_windows",
+           "static_shape_param", "dtype_param", "constant_ints"]
 
 
 def shape(v) -> tuple:
@@ -36,14 +39,52 @@ def tensor(dims, element) -> ir.RankedTensorType:
     return T.ranked([T.DYNAMIC if d is None else d for d in dims], element)
 
 
+def scalars(values) -> list:
+    """0-d tensor types of the values' element types (the values must be ranked tensors)."""
+    types = []
+    for v in values:
+        shape(v)  # fails unless `v` is a ranked tensor
+        types.append(tensor((), elem(v)))
+    return types
+
+
+def bounds_of(t) -> list:
+    """The `#stablehlo.bounds` of a bounded tensor type (None where unbounded), or [] without bounds."""
+    encoding = ir.RankedTensorType(t).encoding
+    text = str(encoding) if encoding is not None else ""
+    if not text.startswith("#stablehlo.bounds<"):
+        return []
+    return [None if b.strip() == "?" else int(b) for b in text[len("#stablehlo.bounds<"):-1].split(",")]
+
+
+def bounded(dims, element, bounds) -> ir.Type:
+    """A ranked tensor type with `#stablehlo.bounds` on its dynamic dimensions (plain when no bound is known)."""
+    if all(b is None for b in bounds):
+        return tensor(dims, element)
+    encoding = ir.Attribute.parse(f"#stablehlo.bounds<{', '.join('?' if b is None else str(b) for b in bounds)}>",
+                                  ir.context())
+    return ir.RankedTensorType.get([T.DYNAMIC if d is None else d for d in dims], element, encoding,
+                                   loc=T.unknown_location(ir.context()))
+
+
+def same_dim(a, b) -> bool:
+    """Whether two dimension sizes can be equal (None is dynamic)."""
+    return a is None or b is None or a == b
+
+
 def compatible(a, b) -> bool:
     """Whether two shapes can be the same (equal rank, dims equal or dynamic)."""
-    return len(a) == len(b) and all(x is None or y is None or x == y for x, y in zip(a, b))
+    return len(a) == len(b) and all(same_dim(x, y) for x, y in zip(a, b))
 
 
 def merge(a, b) -> tuple:
     """The most static shape compatible with both."""
     return tuple(x if x is not None else y for x, y in zip(a, b))
+
+
+def unique(dims) -> bool:
+    """Whether no dimension number repeats."""
+    return len(set(dims)) == len(dims)
 
 
 def size_of(dims) -> int | None:
@@ -54,6 +95,19 @@ def size_of(dims) -> int | None:
             return None
         n *= d
     return n
+
+
+def padded_size(size, low: int, high: int, interior: int):
+    """A dimension's size after pad's interior padding between elements and edge padding (pad C4); None stays None."""
+    return None if size is None else size + low + high + max(size - 1, 0) * interior
+
+
+def num_windows(size, window, stride: int, window_dilation: int):
+    """The specification's num_windows along one (padded) dimension; None when the size or window is dynamic."""
+    if size is None or window is None:
+        return None
+    dilated_window = 0 if window == 0 else (window - 1) * window_dilation + 1
+    return 0 if size == 0 or dilated_window > size else (size - dilated_window) // stride + 1
 
 
 def same_shape(values: dict) -> tuple:
@@ -100,17 +154,40 @@ def expect_element(value, name: str, kinds: str) -> None:
         fail(f"{name} must have {allowed} elements, got {e}", TypeError)
 
 
-def check_dims(dims, bound: int, what: str, unique: bool = True) -> None:
-    """Checks that dimension numbers lie in [0, bound) (and are unique)."""
+def per_tensor_only(value, name: str) -> None:
+    """Fails when `value` is per-axis quantized (the op takes tensors or per-tensor quantized tensors)."""
+    require(QT.quantization_dimension(elem(value)) is None, f"{name} must not be per-axis quantized, got {value.type}",
+            TypeError)
+
+
+def check_dims(dims, bound: int, what: str) -> None:
+    """Checks that dimension numbers lie in [0, bound) and are unique."""
     for d in dims:
         require(0 <= d < bound, f"{what} must be in [0, {bound}), got {list(dims)}")
-    if unique:
-        require(len(set(dims)) == len(dims), f"{what} must be unique, got {list(dims)}")
+    require(unique(dims), f"{what} must be unique, got {list(dims)}")
 
 
 def check_permutation(perm, n: int, what: str) -> None:
     """Checks that `perm` is a permutation of range(n)."""
     require(sorted(perm) == list(range(n)), f"{what} must be a permutation of 0..{n - 1}, got {list(perm)}")
+
+
+def static_shape_param(value, what: str = "shape") -> tuple:
+    """A Python shape parameter as a tuple of ints; fails on dynamic (None) or negative sizes."""
+    try:
+        dims = T.normalize_shape(value)
+    except (TypeError, ValueError) as e:
+        fail(f"{what}: {e}")
+    require(None not in dims, f"{what} must be static, got {list(dims)}")
+    return dims
+
+
+def dtype_param(value) -> ir.Type:
+    """A Python dtype parameter as an element type (TypeError naming it when it is none)."""
+    try:
+        return T.element_type(value)
+    except TypeError as e:
+        fail(str(e), TypeError)
 
 
 def constant_ints(value) -> list[int] | None:
