@@ -1,6 +1,21 @@
-"""oxla-dce: remove pure ops whose results nobody uses, and private functions nobody calls."""
+"""oxla-dce: remove pure ops whose results nobody uses, unused results of multi-result ops, and private
+functions nobody calls.
+
+Results are dropped from a pure multi-result op only where the other results
+cannot tell: a variadic `reduce` or `reduce_window` loses input i (with its
+init value and result) when result i is unused and no kept result's body
+computation reads the body arguments of input i; `sort` loses operand i when
+its result is unused and the comparator does not read its two arguments;
+`while` loses carried value i when its result is unused, the condition does
+not read it and no kept carried value is computed from it; `if` and `case`
+lose unused results. The op is rebuilt with the kept operands, its body ops
+that the kept results need moved into the new op. `optimization_barrier`
+keeps all its results: it is a barrier.
+"""
 
 from __future__ import annotations
+
+import dataclasses
 
 from oxla import ir
 from oxla.transforms.registry import Pass, register_pass
@@ -51,8 +66,9 @@ def _unused(op) -> bool:
     return len(op.results) > 0 and all(not list(r.uses) for r in op.results)
 
 
-def erase_dead_ops(block) -> int:
-    """Erases dead pure ops of `block` and its nested regions, last to first; returns how many."""
+def erase_dead_ops(block, *, results: bool = True) -> int:
+    """Erases dead pure ops of `block` and its nested regions, last to first; returns how many ops were
+    erased or rebuilt without unused results (`results=False`: only whole ops go)."""
     erased = 0
     for child in reversed(list(block.operations)):
         op = child.operation
@@ -60,10 +76,201 @@ def erase_dead_ops(block) -> int:
             op.erase()
             erased += 1
             continue
+        if results and len(op.results) > 1:
+            smaller = drop_unused_results(op)
+            if smaller is not None:
+                op = smaller
+                erased += 1
         for region in op.regions:
             for inner in region.blocks:
-                erased += erase_dead_ops(inner)
+                erased += erase_dead_ops(inner, results=results)
     return erased
+
+
+# Unused results of multi-result ops ---------------------------------------------------------------------------------
+
+def drop_unused_results(op):
+    """Rebuilds a pure reduce, reduce_window, sort, while, if or case without the results it can lose exactly.
+
+    Returns the new op (the old one is erased), or None when nothing can go.
+    """
+    plan = _PLANS.get(op.name)
+    if plan is None or all(_used(r) for r in op.results):
+        return None
+    if not is_pure(op) or any(len(region.blocks) != 1 for region in op.regions):
+        return None
+    keep = plan(op)
+    if keep is None or len(keep) == len(op.results) or not keep:
+        return None
+    return _rebuild(op, keep)
+
+
+def _used(value) -> bool:
+    return any(True for _ in value.uses)
+
+
+def _live_slice(block, roots) -> tuple[set, set[int]]:
+    """The ops of `block` that `roots` (values) depend on, and the indices of the block arguments they read.
+
+    An op with regions depends on every value its regions use from above.
+    """
+    position = {}
+    ops = [child.operation for child in block.operations]
+    for index, child in enumerate(ops):
+        for result in child.results:
+            position[result] = index
+    arg_index = {arg: i for i, arg in enumerate(block.arguments)}
+    live: set[int] = set()
+    args: set[int] = set()
+    work = list(roots)
+    while work:
+        value = work.pop()
+        if value in arg_index:
+            args.add(arg_index[value])
+            continue
+        index = position.get(value)
+        if index is None or index in live:
+            continue  # defined above the block, or already seen
+        live.add(index)
+        work.extend(_reads(ops[index]))
+    return live, args
+
+
+def _reads(op) -> list:
+    """The op's operands and the values its regions use from above."""
+    values = list(op.operands)
+    if len(op.regions):
+        inside: set = set()
+
+        def visit(child):
+            for region in child.regions:
+                for block in region.blocks:
+                    inside.update(block.arguments)
+            values.extend(v for v in child.operands if v not in inside)
+            inside.update(child.results)
+
+        ir.walk(op, visit)
+    return values
+
+
+def _body(op, index: int = 0):
+    return op.regions[index].blocks[0]
+
+
+def _returned(block) -> list:
+    ops = list(block.operations)
+    return list(ops[-1].operands) if ops else []
+
+
+def _closure(used: set[int], depends) -> list[int]:
+    """The smallest set holding `used` and closed under `depends(i)` (indices that result i needs)."""
+    keep, work = set(used), list(used)
+    while work:
+        for j in depends(work.pop()):
+            if j not in keep:
+                keep.add(j)
+                work.append(j)
+    return sorted(keep)
+
+
+def _plan_reduce(op) -> list[int] | None:
+    """reduce/reduce_window: result i needs the inputs whose body arguments (i, n+i) its computation reads."""
+    n = len(op.results)
+    body = _body(op)
+    if len(list(op.operands)) != 2 * n or len(list(body.arguments)) != 2 * n:
+        return None
+    returned = _returned(body)
+    used = {i for i, r in enumerate(op.results) if _used(r)}
+    return _closure(used, lambda i: {a % n for a in _live_slice(body, [returned[i]])[1]})
+
+
+def _plan_sort(op) -> list[int] | None:
+    """sort: every result needs the operands whose two comparator arguments (2i, 2i+1) the comparator reads."""
+    n = len(op.results)
+    comparator = _body(op)
+    if len(list(op.operands)) != n or len(list(comparator.arguments)) != 2 * n:
+        return None
+    read = {a // 2 for a in _live_slice(comparator, _returned(comparator))[1]}
+    return sorted(read | {i for i, r in enumerate(op.results) if _used(r)})
+
+
+def _plan_while(op) -> list[int] | None:
+    """while: the carried values used after the loop or by the condition, and those the kept ones are made from."""
+    n = len(op.results)
+    cond, body = _body(op, 0), _body(op, 1)
+    if len(list(op.operands)) != n or len(list(cond.arguments)) != n or len(list(body.arguments)) != n:
+        return None
+    returned = _returned(body)
+    used = {i for i, r in enumerate(op.results) if _used(r)} | _live_slice(cond, _returned(cond))[1]
+    return _closure(used, lambda i: _live_slice(body, [returned[i]])[1])
+
+
+def _plan_branches(op) -> list[int] | None:
+    """if/case: each result comes from its own return operand of every branch."""
+    if any(len(list(_body(op, r).arguments)) for r in range(len(op.regions))):
+        return None
+    return [i for i, r in enumerate(op.results) if _used(r)]
+
+
+_PLANS = {
+    "stablehlo.reduce": _plan_reduce,
+    "stablehlo.reduce_window": _plan_reduce,
+    "stablehlo.sort": _plan_sort,
+    "stablehlo.while": _plan_while,
+    "stablehlo.if": _plan_branches,
+    "stablehlo.case": _plan_branches,
+}
+
+
+def _kept_positions(op, keep: list[int]) -> tuple[list[int], list[list[int]], list[list[int]]]:
+    """For the kept results: which operands stay, and per region which block arguments and returns stay."""
+    n = len(op.results)
+    name = op.name
+    if name in ("stablehlo.reduce", "stablehlo.reduce_window"):
+        both = keep + [n + i for i in keep]
+        return both, [both], [keep]
+    if name == "stablehlo.sort":
+        return keep, [[a for i in keep for a in (2 * i, 2 * i + 1)]], [[0]]
+    if name == "stablehlo.while":
+        return keep, [keep, keep], [[0], keep]
+    branches = len(op.regions)  # if, case: the predicate or index stays
+    return [0], [[] for _ in range(branches)], [keep for _ in range(branches)]
+
+
+def _attributes(op) -> dict:
+    attrs = op.attributes
+    return {attrs[i].name: attrs[i].attr for i in range(len(attrs))}
+
+
+def _rebuild(op, keep: list[int]):
+    """A copy of `op` with only the `keep` results, built before it; the old op's users move over; it is erased."""
+    operand_keep, arg_keep, return_keep = _kept_positions(op, keep)
+    operands = list(op.operands)
+    attributes = _attributes(op)
+    new = ir.Operation.create(
+        op.name, results=[op.results[i].type for i in keep], operands=[operands[i] for i in operand_keep],
+        attributes=attributes, regions=len(op.regions), loc=op.location, ip=ir.InsertionPoint(op))
+    for r, region in enumerate(op.regions):
+        old_block = region.blocks[0]
+        old_args = list(old_block.arguments)
+        new_block = new.regions[r].blocks.append(*[old_args[i].type for i in arg_keep[r]],
+                                                 arg_locs=[old_args[i].location for i in arg_keep[r]])
+        returned = _returned(old_block)
+        roots = [returned[i] for i in return_keep[r]]
+        live, _ = _live_slice(old_block, roots)
+        for k, i in enumerate(arg_keep[r]):
+            old_args[i].replace_all_uses_with(new_block.arguments[k])
+        terminator = list(old_block.operations)[-1]
+        new_terminator = ir.Operation.create(
+            terminator.name, operands=roots, attributes=_attributes(terminator),
+            loc=terminator.location, ip=ir.InsertionPoint(new_block))
+        for index, child in enumerate([c.operation for c in old_block.operations]):
+            if index in live:
+                child.move_before(new_terminator)
+    for k, i in enumerate(keep):
+        op.results[i].replace_all_uses_with(new.results[k])
+    op.erase()
+    return new
 
 
 def referenced_symbols(op) -> set[str]:
@@ -123,11 +330,13 @@ def _visibility(op) -> str:
 
 @register_pass
 class DeadCodeElimination(Pass):
-    """Removes unused side-effect-free ops and unreferenced private functions."""
+    """Removes unused side-effect-free ops, unused results of multi-result ops and unreferenced private functions."""
 
     name = "oxla-dce"
     anchor = "builtin.module"
     functions: bool = True
+    results: bool = dataclasses.field(default=True, metadata={
+        "help": "also drop unused results of reduce, reduce_window, sort, while, if and case"})
 
     def run(self, op) -> None:
         for region in op.regions:
@@ -135,6 +344,6 @@ class DeadCodeElimination(Pass):
                 for child in block.operations:
                     for inner_region in child.operation.regions:
                         for inner in inner_region.blocks:
-                            erase_dead_ops(inner)
+                            erase_dead_ops(inner, results=self.results)
         if self.functions:
             erase_unused_private_functions(op)

@@ -7,6 +7,9 @@
 // RUN:   | FileCheck %s --check-prefix=NOFUNC
 // functions=true is the default.
 // RUN: oxla-opt %s --split-input-file --allow-unregistered-dialect --oxla-dce='functions=true' | FileCheck %s
+// results=false keeps multi-result ops whole.
+// RUN: oxla-opt %s --split-input-file --allow-unregistered-dialect --oxla-dce='results=false' \
+// RUN:   | FileCheck %s --check-prefix=RESULTS
 
 // Unused pure ops go; used ones, and side-effecting custom_calls, stay.
 // CHECK-LABEL: func.func @pure_ops
@@ -170,4 +173,250 @@ func.func @unregistered(%arg0: tensor<f32>) -> tensor<f32> {
   %0 = "test.opaque"(%arg0) : (tensor<f32>) -> tensor<f32>
   %1 = stablehlo.abs %arg0 : tensor<f32>
   return %arg0 : tensor<f32>
+}
+
+// -----
+
+// Unused results of multi-result ops. A variadic reduce whose body computes
+// each result from its own arguments loses the unused input, init and result.
+// CHECK-LABEL: func.func @reduce_independent
+// CHECK-NEXT:    %[[C:.*]] = stablehlo.constant dense<0.000000e+00>
+// CHECK-NEXT:    %[[R:.*]] = stablehlo.reduce(%arg0 init: %[[C]]) applies stablehlo.add across dimensions = [0] : (tensor<4xf32>, tensor<f32>) -> tensor<f32>
+// CHECK-NEXT:    return %[[R]]
+// NOFUNC-LABEL: func.func @reduce_independent
+// NOFUNC:         stablehlo.reduce(%arg0 init: %{{.*}}) applies stablehlo.add across dimensions = [0] : (tensor<4xf32>, tensor<f32>) -> tensor<f32>
+func.func @reduce_independent(%x: tensor<4xf32>, %i: tensor<4xi32>) -> tensor<f32> {
+  %c = stablehlo.constant dense<0.0> : tensor<f32>
+  %ci = stablehlo.constant dense<0> : tensor<i32>
+  %r:2 = stablehlo.reduce(%x init: %c), (%i init: %ci) across dimensions = [0] : (tensor<4xf32>, tensor<4xi32>, tensor<f32>, tensor<i32>) -> (tensor<f32>, tensor<i32>)
+    reducer(%a: tensor<f32>, %b: tensor<f32>) (%ai: tensor<i32>, %bi: tensor<i32>) {
+      %s = stablehlo.add %a, %b : tensor<f32>
+      %t = stablehlo.add %ai, %bi : tensor<i32>
+      stablehlo.return %s, %t : tensor<f32>, tensor<i32>
+    }
+  return %r#0 : tensor<f32>
+}
+
+// -----
+
+// An argmax: the maximum does not read the indices, so an unused index
+// result goes (the selects that make it with it); the index result reads
+// the values, so when only the maximum is unused nothing goes.
+// CHECK-LABEL: func.func @argmax_value_only
+// CHECK:         %[[R:.*]] = stablehlo.reduce(%arg0 init: %{{.*}}) applies stablehlo.maximum across dimensions = [0] : (tensor<4xf32>, tensor<f32>) -> tensor<f32>
+// CHECK-NEXT:    return %[[R]]
+func.func @argmax_value_only(%x: tensor<4xf32>, %i: tensor<4xi32>) -> tensor<f32> {
+  %c = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %ci = stablehlo.constant dense<0> : tensor<i32>
+  %r:2 = stablehlo.reduce(%x init: %c), (%i init: %ci) across dimensions = [0] : (tensor<4xf32>, tensor<4xi32>, tensor<f32>, tensor<i32>) -> (tensor<f32>, tensor<i32>)
+    reducer(%a: tensor<f32>, %b: tensor<f32>) (%ai: tensor<i32>, %bi: tensor<i32>) {
+      %m = stablehlo.maximum %a, %b : tensor<f32>
+      %ge = stablehlo.compare GE, %a, %b : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %idx = stablehlo.select %ge, %ai, %bi : tensor<i1>, tensor<i32>
+      stablehlo.return %m, %idx : tensor<f32>, tensor<i32>
+    }
+  return %r#0 : tensor<f32>
+}
+
+// CHECK-LABEL: func.func @argmax_index_only
+// CHECK:         %[[R:.*]]:2 = stablehlo.reduce
+// CHECK:         return %[[R]]#1
+func.func @argmax_index_only(%x: tensor<4xf32>, %i: tensor<4xi32>) -> tensor<i32> {
+  %c = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %ci = stablehlo.constant dense<0> : tensor<i32>
+  %r:2 = stablehlo.reduce(%x init: %c), (%i init: %ci) across dimensions = [0] : (tensor<4xf32>, tensor<4xi32>, tensor<f32>, tensor<i32>) -> (tensor<f32>, tensor<i32>)
+    reducer(%a: tensor<f32>, %b: tensor<f32>) (%ai: tensor<i32>, %bi: tensor<i32>) {
+      %m = stablehlo.maximum %a, %b : tensor<f32>
+      %ge = stablehlo.compare GE, %a, %b : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %idx = stablehlo.select %ge, %ai, %bi : tensor<i1>, tensor<i32>
+      stablehlo.return %m, %idx : tensor<f32>, tensor<i32>
+    }
+  return %r#1 : tensor<i32>
+}
+
+// -----
+
+// reduce_window: the same, with the window attributes kept.
+// CHECK-LABEL: func.func @reduce_window_independent
+// CHECK:         %[[R:.*]] = "stablehlo.reduce_window"(%arg1, %{{.*}}) <{window_dimensions = array<i64: 2>, window_strides = array<i64: 2>}>
+// CHECK:           stablehlo.multiply
+// CHECK-NOT:       stablehlo.add
+// CHECK:         }) : (tensor<4xi32>, tensor<i32>) -> tensor<2xi32>
+// CHECK-NEXT:    return %[[R]]
+func.func @reduce_window_independent(%x: tensor<4xf32>, %i: tensor<4xi32>) -> tensor<2xi32> {
+  %c = stablehlo.constant dense<0.0> : tensor<f32>
+  %ci = stablehlo.constant dense<1> : tensor<i32>
+  %r:2 = "stablehlo.reduce_window"(%x, %i, %c, %ci) <{window_dimensions = array<i64: 2>, window_strides = array<i64: 2>}> ({
+    ^bb0(%a: tensor<f32>, %ai: tensor<i32>, %b: tensor<f32>, %bi: tensor<i32>):
+      %s = stablehlo.add %a, %b : tensor<f32>
+      %t = stablehlo.multiply %ai, %bi : tensor<i32>
+      stablehlo.return %s, %t : tensor<f32>, tensor<i32>
+    }) : (tensor<4xf32>, tensor<4xi32>, tensor<f32>, tensor<i32>) -> (tensor<2xf32>, tensor<2xi32>)
+  return %r#1 : tensor<2xi32>
+}
+
+// -----
+
+// sort: an unused operand that the comparator does not read goes; an unused
+// key that the comparator reads stays.
+// CHECK-LABEL: func.func @sort_unused_payload
+// CHECK:         %[[S:.*]] = "stablehlo.sort"(%arg0) <{dimension = 0 : i64, is_stable = true}> ({
+// CHECK-NEXT:    ^bb0(%[[A:.*]]: tensor<f32>, %[[B:.*]]: tensor<f32>):
+// CHECK-NEXT:      %[[P:.*]] = stablehlo.compare GT, %[[A]], %[[B]]
+// CHECK-NEXT:      stablehlo.return %[[P]]
+// CHECK-NEXT:    }) : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK-NEXT:    return %[[S]]
+func.func @sort_unused_payload(%x: tensor<4xf32>, %i: tensor<4xi32>) -> tensor<4xf32> {
+  %s:2 = "stablehlo.sort"(%x, %i) <{dimension = 0 : i64, is_stable = true}> ({
+    ^bb0(%a: tensor<f32>, %b: tensor<f32>, %c: tensor<i32>, %d: tensor<i32>):
+      %p = stablehlo.compare GT, %a, %b : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      stablehlo.return %p : tensor<i1>
+    }) : (tensor<4xf32>, tensor<4xi32>) -> (tensor<4xf32>, tensor<4xi32>)
+  return %s#0 : tensor<4xf32>
+}
+
+// CHECK-LABEL: func.func @sort_unused_key
+// CHECK:         %[[S:.*]]:2 = "stablehlo.sort"(%arg0, %arg1)
+// CHECK:         return %[[S]]#1
+func.func @sort_unused_key(%x: tensor<4xf32>, %i: tensor<4xi32>) -> tensor<4xi32> {
+  %s:2 = "stablehlo.sort"(%x, %i) <{dimension = 0 : i64}> ({
+    ^bb0(%a: tensor<f32>, %b: tensor<f32>, %c: tensor<i32>, %d: tensor<i32>):
+      %p = stablehlo.compare GT, %a, %b : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      stablehlo.return %p : tensor<i1>
+    }) : (tensor<4xf32>, tensor<4xi32>) -> (tensor<4xf32>, tensor<4xi32>)
+  return %s#1 : tensor<4xi32>
+}
+
+// -----
+
+// while: %y is unused after the loop and feeds nothing else: it goes; %z is
+// unused after the loop but feeds %x: it stays; %u and %w only feed each
+// other: both go; the counter stays because the condition reads it.
+// CHECK-LABEL: func.func @while_carried
+// CHECK:         %[[W:.*]]:3 = stablehlo.while(%[[I:.*]] = %arg0, %[[X:.*]] = %arg1, %[[Z:.*]] = %arg1) : tensor<i32>, tensor<4xf32>, tensor<4xf32>
+// CHECK-NEXT:      cond {
+// CHECK-NEXT:        stablehlo.constant dense<10>
+// CHECK-NEXT:        %[[C:.*]] = stablehlo.compare LT, %[[I]], %{{.*}}
+// CHECK-NEXT:        stablehlo.return %[[C]]
+// CHECK-NEXT:      } do {
+// CHECK-NEXT:        %[[ONE:.*]] = stablehlo.constant dense<1>
+// CHECK-NEXT:        %[[I1:.*]] = stablehlo.add %[[I]], %[[ONE]]
+// CHECK-NEXT:        %[[X1:.*]] = stablehlo.add %[[X]], %[[Z]]
+// CHECK-NEXT:        %[[Z1:.*]] = stablehlo.multiply %[[Z]], %[[Z]]
+// CHECK-NEXT:        stablehlo.return %[[I1]], %[[X1]], %[[Z1]]
+// CHECK-NEXT:      }
+// CHECK-NEXT:    return %[[W]]#1
+func.func @while_carried(%n: tensor<i32>, %x0: tensor<4xf32>) -> tensor<4xf32> {
+  %w:6 = stablehlo.while(%i = %n, %x = %x0, %y = %x0, %z = %x0, %u = %x0, %v = %x0) : tensor<i32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+    cond {
+      %ten = stablehlo.constant dense<10> : tensor<i32>
+      %c = stablehlo.compare LT, %i, %ten : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %c : tensor<i1>
+    } do {
+      %one = stablehlo.constant dense<1> : tensor<i32>
+      %i1 = stablehlo.add %i, %one : tensor<i32>
+      %x1 = stablehlo.add %x, %z : tensor<4xf32>
+      %y1 = stablehlo.add %y, %x : tensor<4xf32>
+      %z1 = stablehlo.multiply %z, %z : tensor<4xf32>
+      %u1 = stablehlo.add %v, %x : tensor<4xf32>
+      %v1 = stablehlo.add %u, %u : tensor<4xf32>
+      stablehlo.return %i1, %x1, %y1, %z1, %u1, %v1 : tensor<i32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+    }
+  return %w#1 : tensor<4xf32>
+}
+
+// -----
+
+// A carried value that a nested region reads from above stays with the op
+// holding that region.
+// CHECK-LABEL: func.func @while_nested_capture
+// CHECK:         stablehlo.while(%{{.*}} = %arg0, %{{.*}} = %arg1, %{{.*}} = %arg2) : tensor<i32>, tensor<f32>, tensor<4xf32>
+func.func @while_nested_capture(%n: tensor<i32>, %s0: tensor<f32>, %x0: tensor<4xf32>) -> tensor<f32> {
+  %w:3 = stablehlo.while(%i = %n, %s = %s0, %x = %x0) : tensor<i32>, tensor<f32>, tensor<4xf32>
+    cond {
+      %c = stablehlo.compare LT, %i, %i : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %c : tensor<i1>
+    } do {
+      %b = stablehlo.broadcast_in_dim %s, dims = [] : (tensor<f32>) -> tensor<4xf32>
+      %r = stablehlo.reduce(%b init: %s) across dimensions = [0] : (tensor<4xf32>, tensor<f32>) -> tensor<f32>
+        reducer(%a: tensor<f32>, %bb: tensor<f32>) {
+          %t = stablehlo.add %a, %bb : tensor<f32>
+          %v = stablehlo.reduce(%x init: %t) applies stablehlo.add across dimensions = [0] : (tensor<4xf32>, tensor<f32>) -> tensor<f32>
+          stablehlo.return %v : tensor<f32>
+        }
+      stablehlo.return %i, %r, %x : tensor<i32>, tensor<f32>, tensor<4xf32>
+    }
+  return %w#1 : tensor<f32>
+}
+
+// -----
+
+// if and case lose unused results, and the branch ops that made them.
+// CHECK-LABEL: func.func @if_unused
+// CHECK-NEXT:    %[[R:.*]] = "stablehlo.if"(%arg0) ({
+// CHECK-NEXT:      %[[A:.*]] = stablehlo.add %arg1, %arg1
+// CHECK-NEXT:      stablehlo.return %[[A]] : tensor<f32>
+// CHECK-NEXT:    }, {
+// CHECK-NEXT:      stablehlo.return %arg1 : tensor<f32>
+// CHECK-NEXT:    }) : (tensor<i1>) -> tensor<f32>
+// CHECK-NEXT:    return %[[R]]
+func.func @if_unused(%p: tensor<i1>, %x: tensor<f32>) -> tensor<f32> {
+  %r:2 = "stablehlo.if"(%p) ({
+    %a = stablehlo.add %x, %x : tensor<f32>
+    %m = stablehlo.multiply %x, %x : tensor<f32>
+    stablehlo.return %a, %m : tensor<f32>, tensor<f32>
+  }, {
+    %n = stablehlo.negate %x : tensor<f32>
+    stablehlo.return %x, %n : tensor<f32>, tensor<f32>
+  }) : (tensor<i1>) -> (tensor<f32>, tensor<f32>)
+  return %r#0 : tensor<f32>
+}
+
+// CHECK-LABEL: func.func @case_unused
+// CHECK-NEXT:    %[[R:.*]] = "stablehlo.case"(%arg0) ({
+// CHECK-NEXT:      %[[N:.*]] = stablehlo.negate %arg1
+// CHECK-NEXT:      stablehlo.return %[[N]] : tensor<f32>
+// CHECK-NEXT:    }, {
+// CHECK-NEXT:      stablehlo.return %arg1 : tensor<f32>
+// CHECK-NEXT:    }) : (tensor<i32>) -> tensor<f32>
+// CHECK-NEXT:    return %[[R]]
+func.func @case_unused(%k: tensor<i32>, %x: tensor<f32>) -> tensor<f32> {
+  %r:2 = "stablehlo.case"(%k) ({
+    %n = stablehlo.negate %x : tensor<f32>
+    stablehlo.return %x, %n : tensor<f32>, tensor<f32>
+  }, {
+    %a = stablehlo.add %x, %x : tensor<f32>
+    stablehlo.return %a, %x : tensor<f32>, tensor<f32>
+  }) : (tensor<i32>) -> (tensor<f32>, tensor<f32>)
+  return %r#1 : tensor<f32>
+}
+
+// -----
+
+// Kept whole: an optimization_barrier (a barrier, whatever is used), a
+// reduce whose body has a side effect, and every op under results=false.
+// CHECK-LABEL: func.func @kept_whole
+// CHECK:         %[[B:.*]]:2 = stablehlo.optimization_barrier %arg0, %arg1
+// CHECK:         stablehlo.reduce(%arg0 init: %{{.*}}), (%arg1 init: %{{.*}})
+// CHECK:         stablehlo.custom_call @log
+// RESULTS-LABEL: func.func @kept_whole
+// RESULTS:         stablehlo.optimization_barrier %arg0, %arg1
+// RESULTS:         stablehlo.reduce(%arg0 init: %{{.*}}), (%arg1 init: %{{.*}})
+// RESULTS:         stablehlo.reduce(%arg0 init: %{{.*}}), (%arg1 init: %{{.*}})
+func.func @kept_whole(%x: tensor<4xf32>, %i: tensor<4xf32>) -> (tensor<4xf32>, tensor<f32>, tensor<f32>) {
+  %b:2 = stablehlo.optimization_barrier %x, %i : tensor<4xf32>, tensor<4xf32>
+  %c = stablehlo.constant dense<0.0> : tensor<f32>
+  %r:2 = stablehlo.reduce(%x init: %c), (%i init: %c) across dimensions = [0] : (tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>) -> (tensor<f32>, tensor<f32>)
+    reducer(%a: tensor<f32>, %bb: tensor<f32>) (%ai: tensor<f32>, %bi: tensor<f32>) {
+      %s = stablehlo.add %a, %bb : tensor<f32>
+      %log = stablehlo.custom_call @log(%ai) {has_side_effect = true} : (tensor<f32>) -> tensor<f32>
+      stablehlo.return %s, %log : tensor<f32>, tensor<f32>
+    }
+  %q:2 = stablehlo.reduce(%x init: %c), (%i init: %c) across dimensions = [0] : (tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>) -> (tensor<f32>, tensor<f32>)
+    reducer(%a: tensor<f32>, %bb: tensor<f32>) (%ai: tensor<f32>, %bi: tensor<f32>) {
+      %s = stablehlo.add %a, %bb : tensor<f32>
+      %t = stablehlo.add %ai, %bi : tensor<f32>
+      stablehlo.return %s, %t : tensor<f32>, tensor<f32>
+    }
+  return %b#0, %r#0, %q#0 : tensor<4xf32>, tensor<f32>, tensor<f32>
 }
