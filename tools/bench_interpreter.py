@@ -12,17 +12,22 @@ conv3x3 + bias, + input, relu). Both are StableHLO text as JAX writes it
 module once (not timed); each repetition times one `Interpreter.call`
 and one call of the numpy function, interleaved, and the script prints
 their medians and the ratio interpreter / numpy. The results are checked
-to agree before timing.
+to agree before timing. BLAS runs on one thread (OPENBLAS_NUM_THREADS=1
+unless set): both sides use the same BLAS, and on a shared machine its
+threads' spinning makes multi-threaded timings swing by several times.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
 
-import numpy as np
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # before numpy loads its BLAS
+
+import numpy as np  # noqa: E402
 
 MLP = """
 func.func @main(%x: tensor<64x784xf32>, %w1: tensor<784x1024xf32>, %b1: tensor<1024xf32>,

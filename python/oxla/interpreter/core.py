@@ -144,11 +144,12 @@ class Function:
         self.result_types = [info(t) for t in ftype.results]
         self.body: Block | None = None
         self.slots = 0
+        self.problem = f"@{name} has no body (a declaration) and cannot be evaluated"
 
     def call(self, state: "State", args) -> list:
         """Runs the body in a fresh frame."""
         if self.body is None:
-            raise UnsupportedOp(f"@{self.name} has no body (a declaration) and cannot be evaluated")
+            raise UnsupportedOp(self.problem)
         saved = state.frame
         state.frame = [None] * self.slots
         try:
@@ -182,8 +183,9 @@ class Compiler:
         region = function.op.regions[0]
         if len(region.blocks) == 0:
             return
-        if len(region.blocks) != 1:
-            raise UnsupportedOp(f"@{function.name} has {len(region.blocks)} blocks; only single-block bodies are supported")
+        if len(region.blocks) != 1:  # raised if the function is called, not for merely being in the module
+            function.problem = f"@{function.name} has {len(region.blocks)} blocks; only single-block bodies are supported"
+            return
         self._slots: dict = {}
         function.body = self.block(region.blocks[0])
         function.slots = len(self._slots)

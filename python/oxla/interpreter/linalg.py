@@ -274,3 +274,15 @@ def _batch_norm_grad(op, c):
         return results(op, [grad_x, grad_scale, grad_offset])
 
     return kernel
+
+
+# -- deprecated forms still found in programs -----------------------------------------------
+
+@register("stablehlo.einsum", "stablehlo.unary_einsum")
+def _einsum(op, c):
+    """XLA's einsum (`einsum_config = "ab,bc->ac"`), summed in the result's accumulator type."""
+    config = attrs.string(op, "einsum_config")
+    if config.startswith(","):  # unary_einsum writes ",ab->ba"
+        config = config[1:]
+    compute = accumulator(info(op.results[0].type).dtype)
+    return lambda *xs: np.einsum(config, *[x.astype(compute, copy=False) for x in xs])

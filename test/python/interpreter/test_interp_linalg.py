@@ -156,3 +156,15 @@ def test_batch_norm_inference_and_training():
     np.testing.assert_allclose(mean, x.mean(0), rtol=1e-6)
     np.testing.assert_allclose(var, x.var(0), rtol=1e-5)
     np.testing.assert_allclose(out, scale * (x - x.mean(0)) / np.sqrt(x.var(0) + 0.001) + offset, rtol=1e-5, atol=1e-6)
+
+
+def test_deprecated_einsum_forms():
+    text = """func.func @main(%a: tensor<2x3xf64>, %b: tensor<3x4xf64>) -> (tensor<2x4xf64>, tensor<3x2xf64>) {
+  %0 = "stablehlo.einsum"(%a, %b) {einsum_config = "ab,bc->ac"} : (tensor<2x3xf64>, tensor<3x4xf64>) -> tensor<2x4xf64>
+  %1 = "stablehlo.unary_einsum"(%a) {einsum_config = ",ab->ba"} : (tensor<2x3xf64>) -> tensor<3x2xf64>
+  return %0, %1 : tensor<2x4xf64>, tensor<3x2xf64>
+}"""
+    a, b = RNG.standard_normal((2, 3)), RNG.standard_normal((3, 4))
+    product, transposed = run(text, a, b)
+    np.testing.assert_allclose(product, a @ b, rtol=1e-13)
+    np.testing.assert_array_equal(transposed, a.T)
