@@ -102,6 +102,9 @@ def drop_unused_results(op):
     keep = plan(op)
     if keep is None or len(keep) == len(op.results) or not keep:
         return None
+    if _attributes(op) is None or any(_attributes(list(_body(op, r).operations)[-1]) is None
+                                      for r in range(len(op.regions))):
+        return None
     return _rebuild(op, keep)
 
 
@@ -237,40 +240,63 @@ def _kept_positions(op, keep: list[int]) -> tuple[list[int], list[list[int]], li
     return [0], [[] for _ in range(branches)], [keep for _ in range(branches)]
 
 
-def _attributes(op) -> dict:
+def _readable_attributes(op, skip=()) -> dict:
+    """The op's attributes by name, leaving out those the bindings cannot hand to Python (complex dense
+    elements: reading them through a NamedAttribute aborts the process; by name it raises TypeError)."""
     attrs = op.attributes
-    return {attrs[i].name: attrs[i].attr for i in range(len(attrs))}
+    found = {}
+    for name in [attrs[i].name for i in range(len(attrs))]:
+        if name in skip:
+            continue
+        try:
+            found[name] = attrs[name]
+        except TypeError:
+            continue
+    return found
+
+
+def _attributes(op) -> dict | None:
+    """All the op's attributes by name, or None when one cannot be read."""
+    found = _readable_attributes(op)
+    return found if len(found) == len(op.attributes) else None
 
 
 def _rebuild(op, keep: list[int]):
     """A copy of `op` with only the `keep` results, built before it; the old op's users move over; it is erased."""
     operand_keep, arg_keep, return_keep = _kept_positions(op, keep)
     operands = list(op.operands)
-    attributes = _attributes(op)
     new = ir.Operation.create(
         op.name, results=[op.results[i].type for i in keep], operands=[operands[i] for i in operand_keep],
-        attributes=attributes, regions=len(op.regions), loc=op.location, ip=ir.InsertionPoint(op))
-    for r, region in enumerate(op.regions):
-        old_block = region.blocks[0]
-        old_args = list(old_block.arguments)
-        new_block = new.regions[r].blocks.append(*[old_args[i].type for i in arg_keep[r]],
-                                                 arg_locs=[old_args[i].location for i in arg_keep[r]])
-        returned = _returned(old_block)
-        roots = [returned[i] for i in return_keep[r]]
-        live, _ = _live_slice(old_block, roots)
-        for k, i in enumerate(arg_keep[r]):
-            old_args[i].replace_all_uses_with(new_block.arguments[k])
-        terminator = list(old_block.operations)[-1]
-        new_terminator = ir.Operation.create(
-            terminator.name, operands=roots, attributes=_attributes(terminator),
-            loc=terminator.location, ip=ir.InsertionPoint(new_block))
-        for index, child in enumerate([c.operation for c in old_block.operations]):
-            if index in live:
-                child.move_before(new_terminator)
+        attributes=_attributes(op), regions=len(op.regions), loc=op.location, ip=ir.InsertionPoint(op))
+    for r in range(len(op.regions)):
+        _move_body(op.regions[r].blocks[0], new.regions[r], arg_keep[r], return_keep[r])
     for k, i in enumerate(keep):
         op.results[i].replace_all_uses_with(new.results[k])
+    # No Python object may refer to an op inside `op` once it is erased (the bindings would
+    # touch freed memory when collecting it): the helper above kept them all to itself.
     op.erase()
     return new
+
+
+def _move_body(old_block, region, arg_keep: list[int], return_keep: list[int]) -> None:
+    """Gives `region` a block with the kept arguments, the ops of `old_block` the kept returns need, and a
+    terminator returning them."""
+    old_args = list(old_block.arguments)
+    new_block = region.blocks.append(*[old_args[i].type for i in arg_keep],
+                                     arg_locs=[old_args[i].location for i in arg_keep])
+    returned = _returned(old_block)
+    roots = [returned[i] for i in return_keep]
+    live, _ = _live_slice(old_block, roots)
+    children = [c.operation for c in old_block.operations]
+    terminator = children[-1]
+    new_terminator = ir.Operation.create(
+        terminator.name, operands=roots, attributes=_attributes(terminator),
+        loc=terminator.location, ip=ir.InsertionPoint(new_block))
+    # After the new terminator exists, so that a block argument it returns as is moves over too.
+    for k, i in enumerate(arg_keep):
+        old_args[i].replace_all_uses_with(new_block.arguments[k])
+    for index in sorted(live):
+        children[index].move_before(new_terminator)
 
 
 def referenced_symbols(op) -> set[str]:
@@ -290,11 +316,8 @@ def referenced_symbols(op) -> set[str]:
                 collect(named.attr)
 
     def visit(child):
-        attrs = child.attributes
-        for i in range(len(attrs)):
-            named = attrs[i]
-            if named.name != "sym_name":
-                collect(named.attr)
+        for attr in _readable_attributes(child, skip=("sym_name",)).values():
+            collect(attr)
 
     ir.walk(op, visit)
     return names

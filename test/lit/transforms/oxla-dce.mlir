@@ -327,6 +327,30 @@ func.func @while_carried(%n: tensor<i32>, %x0: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
+// Kept carried values that the condition and the body return as they are.
+// CHECK-LABEL: func.func @while_returns_arguments
+// CHECK:         %[[W:.*]]:2 = stablehlo.while(%[[P:.*]] = %arg0, %[[X:.*]] = %arg1) : tensor<i1>, tensor<4xf32>
+// CHECK-NEXT:      cond {
+// CHECK-NEXT:        stablehlo.return %[[P]] : tensor<i1>
+// CHECK-NEXT:      } do {
+// CHECK-NEXT:        %[[N:.*]] = stablehlo.not %[[P]]
+// CHECK-NEXT:        stablehlo.return %[[N]], %[[X]] : tensor<i1>, tensor<4xf32>
+// CHECK-NEXT:      }
+// CHECK-NEXT:    return %[[W]]#1
+func.func @while_returns_arguments(%p0: tensor<i1>, %x0: tensor<4xf32>) -> tensor<4xf32> {
+  %w:3 = stablehlo.while(%p = %p0, %x = %x0, %y = %x0) : tensor<i1>, tensor<4xf32>, tensor<4xf32>
+    cond {
+      stablehlo.return %p : tensor<i1>
+    } do {
+      %n = stablehlo.not %p : tensor<i1>
+      %y1 = stablehlo.add %y, %x : tensor<4xf32>
+      stablehlo.return %n, %x, %y1 : tensor<i1>, tensor<4xf32>, tensor<4xf32>
+    }
+  return %w#1 : tensor<4xf32>
+}
+
+// -----
+
 // A carried value that a nested region reads from above stays with the op
 // holding that region.
 // CHECK-LABEL: func.func @while_nested_capture
@@ -419,4 +443,17 @@ func.func @kept_whole(%x: tensor<4xf32>, %i: tensor<4xf32>) -> (tensor<4xf32>, t
       stablehlo.return %s, %t : tensor<f32>, tensor<f32>
     }
   return %b#0, %r#0, %q#0 : tensor<4xf32>, tensor<f32>, tensor<f32>
+}
+
+// -----
+
+// Attributes the bindings cannot read (complex dense elements) are no
+// symbol references: they neither stop the pass nor keep anything alive.
+// CHECK-LABEL: func.func @complex_constant
+// CHECK-NEXT:    %[[C:.*]] = stablehlo.constant dense<[(1.500000e+00,-1.000000e+00), (2.500000e+00,0.000000e+00)]> : tensor<2xcomplex<f64>>
+// CHECK-NEXT:    return %[[C]]
+func.func @complex_constant() -> tensor<2xcomplex<f64>> {
+  %0 = stablehlo.constant dense<[(1.5, -1.0), (2.5, 0.0)]> : tensor<2xcomplex<f64>>
+  %1 = stablehlo.constant dense<(1.0, 1.0)> : tensor<2xcomplex<f64>>
+  return %0 : tensor<2xcomplex<f64>>
 }
