@@ -29,8 +29,7 @@ _DECLINE = (ValueError, TypeError, KeyError, IndexError, AttributeError, ir.MLIR
 
 def load_rules() -> list[Rule]:
     """Every declared rule (importing the rule modules that exist)."""
-    import oxla.dialects.stablehlo  # noqa: F401  (rules build with its builders and match its classes)
-
+    importlib.import_module("oxla.dialects.stablehlo")  # rules build with its builders and match its classes
     for name in RULE_MODULES:
         try:
             importlib.import_module(name)

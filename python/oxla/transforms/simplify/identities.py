@@ -10,32 +10,9 @@ from __future__ import annotations
 import numpy as np
 
 from oxla import ir
-from oxla.transforms.simplify import rule as _matching
-from oxla.transforms.simplify.rule import defining, element_kind, full_like, rule
+from oxla.transforms.simplify.rule import defining, element_kind, full_like, is_exactly, rule, splat_of
 
 FAMILY = "identities"
-
-
-def _may_be_splat(value) -> bool:
-    """False for a constant whose dense attribute is known not to be a splat (so no reading of large weights)."""
-    op = defining(value, "stablehlo.constant")
-    if op is None:
-        return False
-    try:
-        attr = op.operation.attributes["value"]
-    except (KeyError, TypeError):  # the bindings cannot hand complex dense attributes to Python
-        return True
-    return not (isinstance(attr, ir.DenseElementsAttr) and not ir.DenseElementsAttr(attr).is_splat)
-
-
-def splat_of(value):
-    """The single element of a splat constant feeding `value`, or None (cheaply for large non-splat constants)."""
-    return _matching.splat_of(value) if _may_be_splat(value) else None
-
-
-def is_exactly(value, number) -> bool:
-    """Whether `value` is a splat constant equal to `number` (float zeros only with the same sign)."""
-    return _may_be_splat(value) and _matching.is_exactly(value, number)
 
 
 def _same_type(op, value) -> bool:

@@ -106,8 +106,20 @@ def constant_of(value) -> np.ndarray | None:
         return None
 
 
+def _may_be_splat(op) -> bool:
+    """False for a constant whose dense attribute is known not to be a splat (so large weights are never read)."""
+    try:
+        attr = op.operation.attributes["value"]
+    except (KeyError, TypeError):  # the bindings cannot hand complex dense attributes to Python
+        return True
+    return not (isinstance(attr, ir.DenseElementsAttr) and not attr.is_splat)
+
+
 def splat_of(value):
     """The single element of a splat constant feeding `value` (a numpy scalar), or None."""
+    op = defining(value, "stablehlo.constant")
+    if op is None or not _may_be_splat(op):
+        return None
     array = constant_of(value)
     if array is None or array.size == 0:
         return None
