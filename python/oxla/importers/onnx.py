@@ -292,13 +292,6 @@ class _Importer:
             self.env[name] = constant(self.values[name])
         return self.env[name]
 
-    def inferred_type(self, name: str) -> ir.Type | None:
-        """The tensor type ONNX shape inference gave `name`, or None."""
-        known = self.types.get(name)
-        if not known or known[0] is None:
-            return None
-        return T.tensor_type(known[0], element_type(known[1]))
-
     def argument_specs(self) -> list[tuple[str, list, str]]:
         """(name, dimensions, element type) of each function argument: the inputs, then weight initializers."""
         specs = []
@@ -337,8 +330,8 @@ class _Importer:
 
     def _translate(self, proto: onnx.NodeProto, index: int) -> None:
         """Builds one node at its name's location and records its outputs."""
-        node = Node(proto, self)
-        with ir.Location.name(_location(proto, index)):
+        node = Node(proto, self, _location(proto, index))
+        with ir.Location.name(node.name):
             try:
                 outputs = OPERATORS[proto.op_type].translate(node)
             except OnnxImportError:

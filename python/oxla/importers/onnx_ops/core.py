@@ -102,10 +102,9 @@ def attribute(node: onnx.NodeProto, name: str, default=None):
 class Node:
     """An ONNX node during translation: attributes, inputs as Tensors or import-time values, inferred types."""
 
-    def __init__(self, proto: onnx.NodeProto, importer):
-        self.proto, self.importer = proto, importer
+    def __init__(self, proto: onnx.NodeProto, importer, name: str):
+        self.proto, self.importer, self.name = proto, importer, name
         self.op = proto.op_type
-        self.name = proto.name or f"{proto.op_type} -> {', '.join(proto.output)}"
         self.opset = importer.opset
 
     def attr(self, name: str, default=None):
@@ -181,10 +180,6 @@ class Node:
     def is_static(self, i: int) -> bool:
         """Whether input `i` is given and known at import time."""
         return self.has(i) and self.importer.known(self.proto.input[i]) is not None
-
-    def output_type(self, i: int = 0) -> ir.RankedTensorType | None:
-        """The type ONNX shape inference gives output `i` (None when it gave none)."""
-        return self.importer.inferred_type(self.proto.output[i])
 
     def fail(self, message: str):
         """Raises OnnxImportError for this node."""
@@ -354,13 +349,17 @@ def _tensor_reshape(t: Tensor, entries) -> Tensor:
         value = ir.Operation.create("tensor.collapse_shape", results=[flat], operands=[value],
                                     attributes={"reassociation": _groups(range(t.ndim))}).result
     if len(entries) == 1:
-        return Tensor(value)
+        result = T.tensor_type(static_dims(entries), t.element_type)
+        if result == value.type:
+            return Tensor(value)
+        return Tensor(ir.Operation.create("tensor.cast", results=[result], operands=[value]).result)
     static = [int(e) if isinstance(e, (int, np.integer)) else T.DYNAMIC for e in entries]
     result = T.tensor_type(static_dims(entries), t.element_type)
     expanded = ir.Operation.create(
         "tensor.expand_shape", results=[result],
         operands=[value] + [_index(e) for e in entries if not isinstance(e, (int, np.integer))],
-        attributes={"reassociation": _groups(range(len(entries))), "static_output_shape": ir.DenseI64ArrayAttr.get(static)})
+        attributes={"reassociation": _groups(range(len(entries))),
+                    "static_output_shape": ir.DenseI64ArrayAttr.get(static)})
     return Tensor(expanded.result)
 
 
@@ -379,8 +378,9 @@ def broadcast_in_dim(t: Tensor, entries, broadcast_dimensions) -> Tensor:
     expanding = [a for a, d in enumerate(broadcast_dimensions) if t.shape[a] == 1 and static[d] != 1]
     nonexpanding = [a for a in range(t.ndim) if a not in expanding]
     return Tensor(shlo.dynamic_broadcast_in_dim(
-        t, shape_tensor(entries), broadcast_dimensions=broadcast_dimensions, known_expanding_dimensions=expanding or None,
-        known_nonexpanding_dimensions=nonexpanding or None, result_types=[result]))
+        t, shape_tensor(entries), broadcast_dimensions=broadcast_dimensions,
+        known_expanding_dimensions=expanding or None, known_nonexpanding_dimensions=nonexpanding or None,
+        result_types=[result]))
 
 
 def _compose_broadcasts(t: Tensor, broadcast_dimensions: list[int]) -> tuple[Tensor, list[int]]:
@@ -542,7 +542,7 @@ def chlo(name: str, x: Tensor) -> Tensor:
     return Tensor(op.result)
 
 
-# Reductions ------------------------------------------------------------------------------------------------------------
+# Reductions ---------------------------------------------------------------------------------------------------------
 
 def reduce(t: Tensor, axes, combine, init, keepdims: bool = False) -> Tensor:
     """`t` reduced over `axes` with the scalar function `combine`, starting from `init`."""

@@ -10,8 +10,8 @@ from oxla.builder import functions as F
 from oxla.builder.tensor import Tensor
 from oxla.dialects import stablehlo as shlo
 from oxla.importers.onnx_ops.core import (
-    Node, add, broadcast_to, chlo, compare, convert, dims, div, element_type, elementwise, is_float, maximum, minimum, mul,
-    operator, scalar, select)
+    Node, add, broadcast_to, chlo, compare, convert, dims, div, element_type, elementwise, is_float, maximum,
+    minimum, mul, operator, scalar, select)
 
 # ONNX name: StableHLO builder of one operand
 UNARY = {
@@ -191,7 +191,8 @@ def hard_swish(n: Node) -> Tensor:
 
 def _softplus(x: Tensor) -> Tensor:
     """log(1 + exp(x)), computed without overflow."""
-    return add(maximum(x, 0), Tensor(shlo.log_plus_one(Tensor(shlo.exponential(Tensor(shlo.negate(Tensor(shlo.abs(x)))))))))
+    tail = Tensor(shlo.exponential(Tensor(shlo.negate(Tensor(shlo.abs(x))))))
+    return add(maximum(x, 0), Tensor(shlo.log_plus_one(tail)))
 
 
 @operator("Softplus")

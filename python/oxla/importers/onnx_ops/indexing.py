@@ -107,7 +107,8 @@ def gather_nd(n: Node) -> Tensor:
         offset_dims=list(range(indices.ndim - 1, indices.ndim - 1 + data.ndim - lead)),
         collapsed_slice_dims=list(range(lead)), start_index_map=list(range(lead)),
         index_vector_dim=indices.ndim - 1)
-    return Tensor(shlo.gather(data, indices, dimension_numbers=numbers, slice_sizes=[1] * lead + list(data.shape[lead:])))
+    sizes = [1] * lead + list(data.shape[lead:])
+    return Tensor(shlo.gather(data, indices, dimension_numbers=numbers, slice_sizes=sizes))
 
 
 def _with_batch_coordinates(indices: Tensor, b: int) -> Tensor:

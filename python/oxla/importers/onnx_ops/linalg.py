@@ -6,7 +6,8 @@ from oxla.builder import functions as F
 from oxla.builder.tensor import Tensor
 from oxla.dialects import stablehlo as shlo
 from oxla.importers.onnx_ops.core import (
-    Node, OnnxImportError, add, broadcast_dims, broadcast_to, dim, dim_product, dims, mul, operator, reshape, sum_)
+    Node, OnnxImportError, add, attribute, broadcast_dims, broadcast_to, dim, dim_product, dims, mul, operator,
+    reshape, sum_)
 
 
 def dot(lhs: Tensor, rhs: Tensor, batch: tuple = ((), ()), contract: tuple = ((), ())) -> Tensor:
@@ -132,7 +133,20 @@ def _permute(t: Tensor, term: str, out: str) -> Tensor:
     return F.transpose(t, [term.index(c) for c in out])
 
 
-@operator("Einsum", note="one or two operands, no ellipsis or diagonals")
+def _unsupported_einsum(node) -> str | None:
+    """Einsum forms the translation does not handle: ellipsis, diagonals, more than two operands."""
+    equation = attribute(node, "equation", "").replace(" ", "")
+    terms = equation.partition("->")[0].split(",")
+    if len(terms) > 2:
+        return "more than two operands"
+    if "." in equation:
+        return "ellipsis"
+    if any(len(set(t)) != len(t) for t in terms + [equation.partition("->")[2]]):
+        return "diagonal"
+    return None
+
+
+@operator("Einsum", note="one or two operands, no ellipsis or diagonals", unsupported=_unsupported_einsum)
 def einsum(n: Node) -> Tensor:
     """Einsum as sums, a dot_general and a transpose."""
     xs = n.inputs()

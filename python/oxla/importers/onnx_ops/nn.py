@@ -15,8 +15,8 @@ from oxla.builder.tensor import Tensor
 from oxla.dialects import stablehlo as shlo
 from oxla.dialects.stablehlo import types as T
 from oxla.importers.onnx_ops.core import (
-    Node, OnnxImportError, add, axis_index, constant, convert, dim, dims, div, lowest, mean, mul, operator, reduce, reshape, scalar,
-    slice_, sub, sum_)
+    Node, OnnxImportError, add, axis_index, constant, convert, dim, dims, div, lowest, mean, mul, operator, reduce,
+    reshape, scalar, slice_, sub, sum_)
 
 
 def _spatial(x: Tensor, node: Node) -> list[int]:
@@ -134,8 +134,8 @@ def _transposed_pads(n: Node, x: Tensor, kernel, strides, dilations) -> list[lis
     result = []
     for size, k, s, d, e, out in zip(sizes, kernel, strides, dilations, extra, output_shape):
         total = s * (size - 1) + e + (k - 1) * d + 1 - out
-        half = total // 2
-        result.append([total - half, half] if auto == "SAME_LOWER" else [half, total - half])
+        half = total // 2  # SAME_UPPER crops less at the start; SAME_LOWER and NOTSET crop less at the end
+        result.append([half, total - half] if auto == "SAME_UPPER" else [total - half, half])
     return result
 
 
@@ -292,7 +292,7 @@ def instance_norm(n: Node) -> Tensor:
     return add(mul(y, _channel(n.input(1), x.ndim)), _channel(n.input(2), x.ndim))
 
 
-@operator("GroupNormalization", note="scale and bias per group (opset 18) or per channel (opset 21)")
+@operator("GroupNormalization", note="scale and bias per group (opsets 18-20) or per channel (opset 21)")
 def group_norm(n: Node) -> Tensor:
     """Normalization over groups of channels (and the spatial dimensions), then scale and bias."""
     x0 = n.input(0)
@@ -303,7 +303,7 @@ def group_norm(n: Node) -> Tensor:
     grouped = reshape(x, [dim(x, 0), groups, channels // groups] + [dim(x, a) for a in range(2, x.ndim)])
     y, _, _ = normalize(grouped, list(range(2, grouped.ndim)), n.attr("epsilon", 1e-5))
     scale, bias = n.input(1), n.input(2)
-    if scale.shape[0] == groups and groups != channels:  # opset 18: one scale and bias per group
+    if n.opset < 21:  # opsets 18 to 20: one scale and bias per group
         shape = [groups] + [1] * (grouped.ndim - 2)
         y = add(mul(y, reshape(scale, shape)), reshape(bias, shape))
         return convert(reshape(y, dims(x)), x0.element_type)

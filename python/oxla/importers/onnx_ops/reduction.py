@@ -9,8 +9,8 @@ from oxla.dialects import stablehlo as shlo
 from oxla.dialects.stablehlo import types as T
 from oxla.importers.onnx_ops.linalg import dot
 from oxla.importers.onnx_ops.core import (
-    Node, axis_index, broadcast_to, constant, count, dim, dims, div, highest, is_float, keep_dims, lowest, mul, operator, reduce,
-    reshape, scalar, select, shape_tensor)
+    Node, axis_index, broadcast_to, constant, count, dim, dims, div, highest, is_float, keep_dims, lowest, mul,
+    operator, reduce, reshape, scalar, select, shape_tensor)
 
 # ONNX name: (transform before, combine, initial value of the operand `t`, transform after) with None for "as is"
 REDUCTIONS = {

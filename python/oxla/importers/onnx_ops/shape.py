@@ -1,10 +1,11 @@
 """Shape and data-movement ONNX operators: reshapes, transposes, broadcasts, joins, splits, slices, creation.
 
-Values StableHLO needs static (a Reshape's shape, Slice's starts) are read
+Values StableHLO needs static (Slice's starts, Tile's repeats) are read
 with `Node.static`, which the importer's constant propagation has computed
-when they come from constants and static shapes. A Reshape, Expand or
-ConstantOfShape whose shape is only known when the program runs becomes the
-dynamic form of the op, typed from ONNX shape inference.
+when they come from constants and static shapes. The shape input of
+Reshape, Expand and ConstantOfShape may also be known only in part (some
+sizes dynamic): its known entries stay static and the others are read when
+the program runs.
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ from oxla.builder.tensor import Tensor
 from oxla.dialects import stablehlo as shlo
 from oxla.dialects.stablehlo import types as T
 from oxla.importers.onnx_ops.core import (
-    Node, add, as_dim, axis_index, div, maximum, mul, sub, broadcast_dims, broadcast_in_dim, broadcast_to, compare, constant, convert, dim,
-    dim_product, dims, operator, reshape, scalar, select, shape_tensor, slice_)
+    Node, OnnxImportError, add, as_dim, axis_index, broadcast_dims, broadcast_in_dim, broadcast_to, compare,
+    constant, convert, dim, dim_product, dims, div, maximum, minimum, mul, operator, reshape, scalar, select,
+    shape_tensor, slice_, sub)
 
 
 # Reshapes --------------------------------------------------------------------------------------------------------
@@ -25,10 +27,7 @@ from oxla.importers.onnx_ops.core import (
 def reshape_entries(n: Node, x: Tensor, shape: list) -> list:
     """A Reshape's shape (a dimension list) resolved: 0 copies the input's size (unless allowzero) and -1 takes
     the size that keeps the element count; run-time entries may be 0 or -1 too, resolved when the program runs."""
-    copy = not n.attr("allowzero", 0)
-    entries = [(dim(x, k) if e == 0 else e) if isinstance(e, int) else (_unless_zero(e, dim(x, k)) if k < x.ndim
-                                                                        else e) if copy else e
-               for k, e in enumerate(shape)]
+    entries = shape if n.attr("allowzero", 0) else [_copy_zero(x, k, e) for k, e in enumerate(shape)]
     fixed = [k for k, e in enumerate(entries) if isinstance(e, int) and e == -1]
     runtime = [k for k, e in enumerate(entries) if not isinstance(e, int)]
     if len(fixed) > 1:
@@ -45,6 +44,13 @@ def reshape_entries(n: Node, x: Tensor, shape: list) -> list:
         inferred = Tensor(shlo.divide(as_dim(total), as_dim(others)))
     return [inferred if k in fixed else select(compare(e, -1, "EQ"), as_dim(inferred), e) if k in runtime and
             not fixed else e for k, e in enumerate(entries)]
+
+
+def _copy_zero(x: Tensor, axis: int, entry):
+    """A shape entry with ONNX's 0 ("copy this dimension of the input") resolved, at run time if need be."""
+    if isinstance(entry, int):
+        return dim(x, axis) if entry == 0 else entry
+    return _unless_zero(entry, dim(x, axis)) if axis < x.ndim else entry
 
 
 def _factor(entry: Tensor) -> Tensor:
@@ -89,7 +95,8 @@ def squeeze(n: Node) -> Tensor:
 def unsqueeze(n: Node) -> Tensor:
     """x with size-1 axes inserted at the given output positions."""
     x = n.input(0)
-    axes = _axes(n, x.ndim + len(n.static_ints(1, what="axes") if n.has(1) else n.attr("axes")))
+    given = n.static_ints(1, what="axes") if n.has(1) else n.attr("axes")
+    axes = {axis_index(a, x.ndim + len(given), n) for a in given}
     source = iter(dims(x))
     return reshape(x, [1 if a in axes else next(source) for a in range(x.ndim + len(axes))])
 
@@ -179,9 +186,9 @@ def slice_op(n: Node) -> Tensor:
         if step == 0:
             n.fail("steps must not be 0")
         if size is None:
-            if step != 1 or start < 0 or end < np.iinfo(np.int32).max:
-                n.fail(f"slicing the dynamic axis {axis} supports only x[start:] with start >= 0")
-            x = _slice_dynamic_axis(x, axis, start)
+            if step != 1:
+                n.fail(f"slicing the dynamic axis {axis} supports only steps of 1")
+            x = _slice_dynamic_axis(x, axis, start, end)
             limit[axis] = None
             continue
         first, stop, step = slice(start, end, step).indices(size)
@@ -199,15 +206,23 @@ def slice_op(n: Node) -> Tensor:
     return slice_(x, begin, limit, stride)
 
 
-def _slice_dynamic_axis(x: Tensor, axis: int, start: int) -> Tensor:
-    """x[..., start:, ...] on a dynamic axis (start clamped to its size when the program runs)."""
+def _slice_dynamic_axis(x: Tensor, axis: int, start: int, end: int) -> Tensor:
+    """x[..., start:end, ...] on a dynamic axis, the bounds clamped as numpy does when the program runs."""
     entries = dims(x)
-    begin = Tensor(shlo.minimum(shape_tensor([start]), entries[axis]))
-    starts = [0] * x.ndim
-    starts[axis] = begin
-    result = list(x.shape)
-    return Tensor(shlo.real_dynamic_slice(x, shape_tensor(starts), shape_tensor(entries), shape_tensor([1] * x.ndim),
-                                          result_types=[T.tensor_type(result, x.element_type)]))
+    size = entries[axis]
+
+    def bound(value: int, low) -> Tensor:
+        """A bound counted from the end when negative, clamped to [low, size]."""
+        if value >= np.iinfo(np.int32).max:
+            return size
+        at = add(size, value) if value < 0 else as_dim(value)
+        return minimum(maximum(at, low), size)
+
+    begin = bound(start, 0)
+    starts, limits = [0] * x.ndim, list(entries)
+    starts[axis], limits[axis] = begin, bound(end, begin)
+    return Tensor(shlo.real_dynamic_slice(x, shape_tensor(starts), shape_tensor(limits), shape_tensor([1] * x.ndim),
+                                          result_types=[T.tensor_type(x.shape, x.element_type)]))
 
 
 # Shapes and creation ----------------------------------------------------------------------------------------------
@@ -275,20 +290,59 @@ def trilu(n: Node) -> Tensor:
     return select(constant(keep), x, scalar(0, x))
 
 
-@operator("Pad", note="constant mode; static pads and axes")
+@operator("Pad", note="constant, edge, reflect and wrap modes; static pads and axes")
 def pad(n: Node) -> Tensor:
-    """x padded with a constant (negative pads crop)."""
+    """x padded with a constant or from its own edges (negative pads crop)."""
     x = n.input(0)
-    mode = n.attr("mode", "constant")
-    if mode != "constant":
-        n.fail(f"mode={mode!r} is not supported (only 'constant')")
     amounts = n.static_ints(1, what="pads")
     axes = _axes(n, x.ndim, 3) if n.has(3) else list(range(x.ndim))
     low, high = [0] * x.ndim, [0] * x.ndim
     for i, a in enumerate(axes):
         low[a], high[a] = amounts[i], amounts[i + len(axes)]
-    value = Tensor(shlo.reshape(n.input(2), shape=[])) if n.has(2) else scalar(0, x)
-    return Tensor(shlo.pad(x, value, edge_padding_low=low, edge_padding_high=high))
+    mode = n.attr("mode", "constant")
+    if mode == "constant":
+        value = Tensor(shlo.reshape(n.input(2), shape=[])) if n.has(2) else scalar(0, x)
+        return Tensor(shlo.pad(x, value, edge_padding_low=low, edge_padding_high=high))
+    crop = [[-min(lo, 0), -min(hi, 0)] for lo, hi in zip(low, high)]
+    if any(lo or hi for lo, hi in crop):  # negative pads crop first
+        x = slice_(x, [lo for lo, _ in crop], [None if s is None else s - hi for s, (_, hi) in zip(x.shape, crop)])
+    for a in range(x.ndim):
+        if max(low[a], 0) or max(high[a], 0):
+            if x.shape[a] is None:
+                n.fail(f"mode={mode!r} needs a static size along the padded axis {a}")
+            x = _pad_from_edges(x, a, max(low[a], 0), max(high[a], 0), mode)
+    return x
+
+
+def _pad_from_edges(x: Tensor, axis: int, low: int, high: int, mode: str) -> Tensor:
+    """x extended along `axis` by `low` and `high` elements taken from its edges ("edge", "reflect", "wrap")."""
+    size = x.shape[axis]
+    if mode == "edge":
+        before, after = [0] * low, [size - 1] * high
+    elif mode == "reflect":
+        before, after = [low - i for i in range(low)], [size - 2 - i for i in range(high)]
+    else:  # wrap
+        before, after = [(i - low) % size for i in range(low)], [i % size for i in range(high)]
+    picked = np.asarray(before + list(range(size)) + after, np.int64)
+    if picked.min() < 0 or picked.max() >= size:
+        raise OnnxImportError(f"mode={mode!r}: padding {low}, {high} is too large for size {size}")
+    return _take_along(x, picked, axis)
+
+
+def _take_along(x: Tensor, indices: np.ndarray, axis: int) -> Tensor:
+    """x[..., indices, ...] for constant 1-D indices, as runs of slices (reversed where the indices descend)."""
+    parts, k = [], 0
+    while k < len(indices):
+        step = int(indices[k + 1] - indices[k]) if k + 1 < len(indices) else 1
+        step = step if step in (1, -1) else 1
+        end = k + 1
+        while end < len(indices) and indices[end] - indices[end - 1] == step:
+            end += 1
+        first, last = int(indices[k]), int(indices[end - 1])
+        part = slice_axis(x, axis, min(first, last), max(first, last) + 1)
+        parts.append(Tensor(shlo.reverse(part, dimensions=[axis])) if step < 0 and end - k > 1 else part)
+        k = end
+    return parts[0] if len(parts) == 1 else Tensor(shlo.concatenate(parts, dimension=axis))
 
 
 @operator("OneHot", note="static depth")
@@ -303,8 +357,5 @@ def one_hot(n: Node) -> Tensor:
     entries.insert(axis, depth)
     positions = broadcast_in_dim(F.arange(depth, "i64"), entries, [axis])
     spread = broadcast_in_dim(indices, entries, [a for a in range(len(entries)) if a != axis])
-    off = Tensor(shlo.slice(values, start_indices=[0], limit_indices=[1]))
-    on = Tensor(shlo.slice(values, start_indices=[1], limit_indices=[2]))
-    scalar_of = lambda v: Tensor(shlo.reshape(v, shape=[]))  # noqa: E731
-    return select(compare(positions, spread, "EQ"), broadcast_to(scalar_of(on), entries),
-                  broadcast_to(scalar_of(off), entries))
+    off, on = (Tensor(shlo.reshape(slice_axis(values, 0, i, i + 1), shape=[])) for i in (0, 1))
+    return select(compare(positions, spread, "EQ"), broadcast_to(on, entries), broadcast_to(off, entries))
