@@ -35,6 +35,7 @@ import os
 
 try:
     import onnx
+    from onnx.reference import ReferenceEvaluator
 except ImportError as e:  # pragma: no cover - exercised by a test that hides onnx
     raise ImportError("oxla.importers.onnx needs the onnx package: pip install 'oxla[onnx]'") from e
 
@@ -228,7 +229,6 @@ class _Importer:
         given = [name for name in node.input if name]
         if not all(name in self.values for name in given):
             return self._evaluate_partial(node)
-        from onnx.reference import ReferenceEvaluator
         try:
             evaluator = ReferenceEvaluator(node, opsets={"": self.opset})
             return evaluator.run(None, {name: self.values[name] for name in given})
