@@ -17,7 +17,7 @@ import numpy as np
 from oxla import ir
 from oxla.interpreter import attrs
 from oxla.interpreter.core import REGISTRY, Block, UnsupportedOp, register, results
-from oxla.interpreter.elementwise import total_order_key
+from oxla.interpreter.reductions import descending, sort_key
 from oxla.interpreter.data_movement import value_attribute
 from oxla.interpreter.types import info
 
@@ -136,26 +136,15 @@ def _chlo_constant(op, c):
 
 @register("chlo.top_k")
 def _top_k(op, c):
-    """The k largest values of the last dimension (descending, ties by lower index) and their indices."""
+    """The k largest values of the last dimension (in total order, ties by lower index) and their indices."""
     k = attrs.integer(op, "k")
     index_type = info(op.results[1].type).storage
 
     def kernel(x):
-        key = total_order_key(x) if x.dtype.kind in "fV" else x.astype(np.int64) if x.dtype.kind == "i" else x
-        if x.dtype.kind == "u":
-            order = np.argsort(~key.astype(np.uint64), axis=-1, kind="stable")
-        else:
-            order = np.argsort(-key.astype(np.float64) if key.dtype.kind == "f" else _negated(key), axis=-1,
-                               kind="stable")
-        order = order[..., :k]
+        order = np.argsort(descending(sort_key(x, "TOTALORDER")), axis=-1, kind="stable")[..., :k]
         return [np.take_along_axis(x, order, axis=-1), order.astype(index_type)]
 
     return kernel
-
-
-def _negated(key: np.ndarray) -> np.ndarray:
-    """An order-reversing map of int64 keys without overflow."""
-    return ~key.astype(np.int64)
 
 
 @register("chlo.scan", stateful=True)

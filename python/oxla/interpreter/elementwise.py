@@ -163,44 +163,36 @@ def _unsigned(x: np.ndarray, bits: int) -> np.ndarray:
         x.astype(np.uint64) & np.uint64((1 << bits) - 1))
 
 
-@register("stablehlo.shift_left", pointwise=True)
-def _shift_left(op, c):
-    """x << y; 0 when y (read as unsigned) is at least the bit width."""
-    bits = width(op)
+def _logical_shift(shift):
+    """shift_left / shift_right_logical on `width`-bit patterns; 0 once the amount (read unsigned) reaches the width."""
 
-    def kernel(x, y):
-        amount = _unsigned(y, bits)
-        big = amount >= bits
-        shifted = _unsigned(x, bits) << np.where(big, 0, amount).astype(np.uint64)
-        return _signed_view(np.where(big, np.uint64(0), shifted), bits, x.dtype)
+    def build(op, c):
+        bits = width(op)
 
-    return kernel
+        def kernel(x, y):
+            amount = _unsigned(y, bits)
+            big = amount >= bits
+            moved = shift(_unsigned(x, bits), np.where(big, np.uint64(0), amount))
+            return _signed_view(np.where(big, np.uint64(0), moved), bits, x.dtype)
+
+        return kernel
+
+    return build
 
 
-@register("stablehlo.shift_right_logical", pointwise=True)
-def _shift_right_logical(op, c):
-    """x >> y filling with zeros; 0 when y is at least the bit width."""
-    bits = width(op)
-
-    def kernel(x, y):
-        amount = _unsigned(y, bits)
-        big = amount >= bits
-        shifted = _unsigned(x, bits) >> np.where(big, 0, amount).astype(np.uint64)
-        return _signed_view(np.where(big, np.uint64(0), shifted), bits, x.dtype)
-
-    return kernel
+register("stablehlo.shift_left", pointwise=True)(_logical_shift(np.left_shift))
+register("stablehlo.shift_right_logical", pointwise=True)(_logical_shift(np.right_shift))
 
 
 @register("stablehlo.shift_right_arithmetic", pointwise=True)
 def _shift_right_arithmetic(op, c):
-    """x >> y filling with the sign bit; all sign bits when y is at least the bit width."""
+    """x >> y filling with the sign bit; all sign bits once y (read unsigned) reaches the width."""
     bits = width(op)
 
     def kernel(x, y):
         amount = np.minimum(_unsigned(y, bits), np.uint64(bits - 1)).astype(np.int64)
-        value = _signed_view(_unsigned(x, bits), bits, np.dtype(np.int64)).astype(np.int64)
-        return (value >> amount).astype(x.dtype) if x.dtype.kind != "u" else _signed_view(
-            _unsigned(value >> amount, bits), bits, x.dtype)
+        value = _signed_view(_unsigned(x, bits), bits, np.dtype(np.int64))  # the pattern sign-extended
+        return _signed_view(np.asarray(value >> amount).view(np.uint64), bits, x.dtype)
 
     return kernel
 

@@ -256,7 +256,7 @@ def sort_key(x: np.ndarray, compare_type: str | None) -> np.ndarray | None:
     return x
 
 
-def _descending(key: np.ndarray) -> np.ndarray:
+def descending(key: np.ndarray) -> np.ndarray:
     """A key whose ascending order is the descending order of `key`."""
     if key.dtype.kind == "f":
         return -key
@@ -285,11 +285,11 @@ def _sort(op, c):
 
 def _order_by_key(moved, keyed):
     """The stable sorting permutation from numpy's argsort, or None when keys cannot express the order."""
-    index, descending, compare_type = keyed
+    index, reverse, compare_type = keyed
     key = sort_key(moved[index], compare_type)
     if key is None:
         return None
-    return np.argsort(_descending(key) if descending else key, axis=-1, kind="stable")
+    return np.argsort(descending(key) if reverse else key, axis=-1, kind="stable")
 
 
 def _order_by_comparator(state, comparator: Block, moved):
