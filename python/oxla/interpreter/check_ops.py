@@ -46,25 +46,35 @@ def _options(op, defaults: dict) -> dict:
     return found
 
 
-def _judge(state, op, kind: str, actual, expected, options: dict):
-    """Records a failure message when the comparison does not hold; True when it holds."""
-    actual = info(op.operands[0].type).compute(actual)
-    state.interpreter.checks += 1
-    problem = CHECKS[kind](np.asarray(actual), np.asarray(expected), **options)
-    if problem:
-        state.failures.append(f"{op.name} at {attrs.location(op)}: {kind}: {problem}")
-    return problem is None
+class _Judge:
+    """One check op's comparisons, with what they need read from the op at compile time."""
+
+    def __init__(self, op):
+        self.label = f"{op.name} at {attrs.location(op)}"
+        self.types = [info(v.type) for v in op.operands]
+
+    def expected(self, value):
+        """An `expected` operand as the comparison sees it (dequantized when quantized)."""
+        return self.types[1].compute(value)
+
+    def __call__(self, state, kind: str, actual, expected, options: dict) -> bool:
+        """Records a failure message when the comparison does not hold; True when it holds."""
+        state.interpreter.checks += 1
+        problem = CHECKS[kind](np.asarray(self.types[0].compute(actual)), np.asarray(expected), **options)
+        if problem:
+            state.failures.append(f"{self.label}: {kind}: {problem}")
+        return problem is None
 
 
 def _check_op(kind: str, source: str, defaults: dict):
+    """The builder of a check op comparing with its second operand or its `value` attribute."""
+
     def build(op, c):
-        options = _options(op, defaults)
+        judge, options = _Judge(op), _options(op, defaults)
         if source == "value":
-            expected = info(op.operands[0].type).compute(value_attribute(op, op.operands[0].type))
-            return lambda state, actual: _judge(state, op, kind, actual, expected, options) and None
-        expected_type = info(op.operands[1].type)
-        return lambda state, actual, expected: _judge(state, op, kind, actual, expected_type.compute(expected),
-                                                       options) and None
+            expected = judge.types[0].compute(value_attribute(op, op.operands[0].type))
+            return lambda state, actual: judge(state, kind, actual, expected, options) and None
+        return lambda state, actual, expected: judge(state, kind, actual, judge.expected(expected), options) and None
 
     return build
 
@@ -84,14 +94,14 @@ for _name, (_kind, _source, _defaults) in _CHECK_OPS.items():
 @register(*_both("check.expect_serialized_eq"), stateful=True, storage=True)
 def _expect_serialized_eq(op, c):
     """Compares with what interpreter.probe recorded under probe_id (the `iter`-th time)."""
-    probe, iteration = attrs.string(op, "probe_id"), attrs.integer(op, "iter", 0)
+    probe, iteration, judge = attrs.string(op, "probe_id"), attrs.integer(op, "iter", 0), _Judge(op)
 
     def kernel(state, actual):
         recorded = state.interpreter.probes.get(probe, [])
         if iteration >= len(recorded):
-            state.failures.append(f"{op.name} at {attrs.location(op)}: nothing probed as '{probe}' #{iteration}")
+            state.failures.append(f"{judge.label}: nothing probed as '{probe}' #{iteration}")
             return None
-        _judge(state, op, "expect_eq", actual, recorded[iteration], {})
+        judge(state, "expect_eq", actual, recorded[iteration], {})
         return None
 
     return kernel
@@ -125,14 +135,8 @@ def _custom_check(kind: str):
     """check.expect_* as custom calls (the testdata form): actual, expected operands; 1e-3 for almost_eq."""
 
     def build(op, c):
-        types = [info(v.type) for v in op.operands]
-        options = _options(op, {})
-
-        def kernel(state, actual, expected):
-            _judge(state, op, kind, actual, types[1].compute(expected), options)
-            return [] if not len(op.results) else None
-
-        return kernel
+        judge, options = _Judge(op), _options(op, {})
+        return lambda state, actual, expected: judge(state, kind, actual, judge.expected(expected), options) and None
 
     return build
 
@@ -144,15 +148,10 @@ for _kind in ("expect_eq", "expect_almost_eq", "expect_close"):
 @custom_call_target("check.eq")
 def _check_eq(op, c):
     """The quantized tests' check: exact for integers, else within 1e-4; returns the verdict as i1."""
-    types = [info(v.type) for v in op.operands]
-
-    def kernel(state, actual, expected):
-        kind = "expect_eq" if np.asarray(actual).dtype.kind in "biu" else "expect_almost_eq"
-        ok = _judge(state, op, kind, actual, types[1].compute(expected), {} if kind == "expect_eq" else
-                    {"tolerance": 1e-4})
-        return np.array(ok)
-
-    return kernel
+    judge = _Judge(op)
+    exact = judge.types[0].dtype.kind in "biu"
+    kind, options = ("expect_eq", {}) if exact else ("expect_almost_eq", {"tolerance": 1e-4})
+    return lambda state, actual, expected: np.array(judge(state, kind, actual, judge.expected(expected), options))
 
 
 # -- custom syntax -> generic form ---------------------------------------------------------
