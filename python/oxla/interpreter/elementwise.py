@@ -104,10 +104,25 @@ def _complex_order(pick_first):
     return kernel
 
 
+def signed_zero_extremum(result, x, y, is_max: bool):
+    """Fixes max/min of +0.0 and -0.0, which numpy answers by operand order: IEEE orders -0.0 below +0.0."""
+    if result.dtype.kind not in "fV" or not np.any(result == 0):
+        return result
+    negative = (np.signbit(x) & np.signbit(y)) if is_max else (np.signbit(x) | np.signbit(y))
+    zero = np.where(negative, np.negative(np.zeros((), result.dtype)), np.zeros((), result.dtype))
+    return np.where((x == 0) & (y == 0), zero, result).astype(result.dtype)
+
+
 def _extremum(numpy_fn, pick_first):
-    """maximum/minimum: NaN-propagating for floats, lexicographic for complex."""
+    """maximum/minimum: NaN-propagating for floats (-0.0 below +0.0), lexicographic for complex."""
     ordered = _complex_order(pick_first)
-    return lambda x, y: ordered(x, y) if x.dtype.kind == "c" else numpy_fn(x, y)
+
+    def kernel(x, y):
+        if x.dtype.kind == "c":
+            return ordered(x, y)
+        return signed_zero_extremum(numpy_fn(x, y), x, y, pick_first)
+
+    return kernel
 
 
 register("stablehlo.maximum", pointwise=True)(lambda op, c: _extremum(np.maximum, True))

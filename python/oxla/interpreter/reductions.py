@@ -72,18 +72,30 @@ class Combiner:
         return run_pointwise(state, self.block, list(accumulators) + list(values))
 
     def reduce(self, state, arrays: list, inits: list, axes: tuple[int, ...]) -> list:
-        """Reduces `arrays` over `axes`, starting from the 0-d `inits`."""
+        """Reduces `arrays` over `axes`, starting from the 0-d `inits` (so all -0.0 sums stay -0.0)."""
         ufunc = self.ufunc_for(arrays)
-        if ufunc is not None:
-            x = arrays[0]
-            compute = np.float32 if x.dtype.kind == "V" or x.dtype == np.float16 else None
-            if ufunc in (np.add, np.multiply) and compute is not None:
-                reduced = ufunc.reduce(x.astype(compute), axis=axes)
-                return [ufunc(inits[0].astype(compute), reduced)]
-            if x.size == 0:
-                return [np.broadcast_to(inits[0], _kept_shape(x.shape, axes))]
-            return [ufunc(inits[0], ufunc.reduce(x, axis=axes))]
-        return self.fold(state, arrays, inits, axes)
+        if ufunc is None:
+            return self.fold(state, arrays, inits, axes)
+        x, init = arrays[0], inits[0]
+        if ufunc in (np.add, np.multiply) and (x.dtype.kind == "V" or x.dtype == np.float16):
+            wide = ufunc.reduce(x.astype(np.float32), axis=axes, initial=init.astype(np.float32)[()])
+            return [wide.astype(x.dtype)]
+        reduced = ufunc.reduce(x, axis=axes, initial=init[()])
+        if ufunc in (np.maximum, np.minimum):
+            reduced = self._zero_signs(reduced, x, init, axes, ufunc is np.maximum)
+        return [np.asarray(reduced, dtype=x.dtype)]
+
+    @staticmethod
+    def _zero_signs(reduced, x, init, axes, is_max: bool):
+        """A zero max (min) is +0.0 (-0.0) when any reduced element or the init is: numpy goes by order."""
+        if x.dtype.kind not in "fV" or not np.any(reduced == 0):
+            return reduced
+        wanted = (lambda v: (v == 0) & ~np.signbit(v)) if is_max else (lambda v: (v == 0) & np.signbit(v))
+        hit = np.any(wanted(x), axis=axes) | wanted(init)
+        zero = np.zeros((), x.dtype)
+        positive, negative = zero, np.negative(zero)
+        other = negative if is_max else positive
+        return np.where(reduced == 0, np.where(hit, positive if is_max else negative, other), reduced)
 
     def fold(self, state, arrays: list, inits: list, axes: tuple[int, ...]) -> list:
         """The general reduction: the region applied to each reduced element in turn, all positions at once."""

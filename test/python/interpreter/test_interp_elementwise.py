@@ -5,7 +5,7 @@ import math
 import ml_dtypes
 import numpy as np
 import pytest
-from interpreter_testing import binary, one, unary
+from interpreter_testing import binary, one, run, unary
 
 I8_MIN, I8_MAX = -128, 127
 
@@ -234,3 +234,17 @@ def test_select_and_clamp_broadcast_scalars():
 
     sel, clamped = run(text, True, np.array([-1, 0.5, 2], np.float32), np.zeros(3, np.float32))
     assert sel.tolist() == [-1, 0.5, 2] and clamped.tolist() == [0, 0.5, 1]
+
+
+def test_maximum_and_minimum_order_signed_zeros_whatever_the_operand_order():
+    text = """func.func @main(%x: tensor<2xf32>, %y: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) {
+  %a = stablehlo.maximum %x, %y : tensor<2xf32>
+  %b = stablehlo.maximum %y, %x : tensor<2xf32>
+  %c = stablehlo.minimum %x, %y : tensor<2xf32>
+  %d = stablehlo.minimum %y, %x : tensor<2xf32>
+  return %a, %b, %c, %d : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>
+}"""
+    x, y = np.array([-0.0, 0.0], np.float32), np.array([0.0, -0.0], np.float32)
+    a, b, c, d = run(text, x, y)
+    assert not np.signbit(a).any() and not np.signbit(b).any()
+    assert np.signbit(c).all() and np.signbit(d).all()

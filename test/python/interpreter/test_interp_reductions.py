@@ -172,3 +172,18 @@ def test_sort_total_order_puts_negative_zero_first_and_nan_last():
     out, _ = run(sort_text(cmp), keys, VALUES)
     assert np.signbit(out[0, 2]) and not np.signbit(out[0, 3]) and np.isnan(out[0, 5])
     assert out[0, :2].tolist() == [-np.inf, -1]
+
+
+def test_signed_zeros_follow_the_spec_in_sums_and_extrema():
+    text = """func.func @main(%x: tensor<3xf32>, %y: tensor<3xf32>) -> (tensor<f32>, tensor<f32>, tensor<f32>) {
+  %i = stablehlo.constant dense<-0.0> : tensor<f32>
+  %s = stablehlo.reduce(%x init: %i) applies stablehlo.add across dimensions = [0] : (tensor<3xf32>, tensor<f32>) -> tensor<f32>
+  %m = stablehlo.reduce(%y init: %i) applies stablehlo.maximum across dimensions = [0] : (tensor<3xf32>, tensor<f32>) -> tensor<f32>
+  %n = stablehlo.reduce(%y init: %i) applies stablehlo.minimum across dimensions = [0] : (tensor<3xf32>, tensor<f32>) -> tensor<f32>
+  return %s, %m, %n : tensor<f32>, tensor<f32>, tensor<f32>
+}"""
+    negative, mixed = np.full(3, -0.0, np.float32), np.array([0.0, -0.0, 0.0], np.float32)
+    total, largest, smallest = run(text, negative, mixed)
+    assert total == 0 and np.signbit(total)  # -0.0 + -0.0 + ... stays -0.0
+    assert largest == 0 and not np.signbit(largest)  # -0.0 < +0.0
+    assert smallest == 0 and np.signbit(smallest)

@@ -105,31 +105,12 @@ def _single(op):
     return x, init, found[0], found[1], kind, out
 
 
-def _sum_start_agrees(name: str, kind: str, init) -> bool:
-    """Whether a reduce's float or complex sum gives body(init, x) however many +0.0 the sum starts from.
-
-    The spec sums the elements with the init value; oxla's interpreter (numpy)
-    also starts each sum from +0.0, which differs only when both the init
-    value and the elements are -0.0. An init constant with no -0.0 part gives
-    the same result either way; other inits decline.
-    """
-    if name != "stablehlo.add" or kind not in ("float", "complex"):
-        return True
-    s = splat_scalar(init)
-    if s is None:
-        return False
-    parts = (float(np.real(s)), float(np.imag(s))) if kind == "complex" else (float(s),)
-    return not any(p == 0 and np.signbit(p) for p in parts)
-
-
 def _one_element_reduced(op, rw) -> bool:
     """reduce whose reduced extent is one element -> body(init, x) on x reshaped to the result's shape."""
     found = _single(op)
     if found is None:
         return False
     x, init, name, init_first, kind, out = found
-    if not _sum_start_agrees(name, kind, init):
-        return False
     dims = static_shape(x)
     if any(dims[d] != 1 for d in op.dimensions):
         return False

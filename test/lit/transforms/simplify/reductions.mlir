@@ -65,12 +65,13 @@ func.func @reduce_no_dimensions_complex(%x: tensor<3xcomplex<f32>>) -> tensor<3x
 
 // -----
 
-// A float sum's result for -0.0 elements depends on whether it starts from +0.0 as well as from the init value
-// (the spec does not, oxla's interpreter does): an init of -0.0, or one that may be -0.0, keeps the reduce.
-// rule: reduce_no_dimensions keeps
+// A float sum over no dimensions is init + x, -0.0 included: an init of -0.0 (the identity) leaves x,
+// an unknown init is added.
+// rule: reduce_no_dimensions applies
 // CHECK-LABEL: func.func @reduce_no_dimensions_negative_zero
-// CHECK:         stablehlo.reduce
-// CHECK:         stablehlo.reduce
+// CHECK-NOT:     stablehlo.reduce
+// CHECK:         stablehlo.add
+// CHECK-NOT:     stablehlo.reduce
 func.func @reduce_no_dimensions_negative_zero(%x: tensor<4xf32>, %init: tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>) {
   %z = stablehlo.constant dense<-0.0> : tensor<f32>
   %a = stablehlo.reduce(%x init: %z) applies stablehlo.add across dimensions = [] : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
