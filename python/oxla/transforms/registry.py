@@ -48,6 +48,8 @@ BUILTIN_PASS_MODULES = (
     "oxla.transforms.top_k",
     "oxla.transforms.math",
     "oxla.transforms.simplify",
+    "oxla.transforms.fold",
+    "oxla.transforms.hlo_opt",
 )
 
 _REGISTRY: dict[str, type["Pass"]] = {}
