@@ -386,6 +386,55 @@ def test_more_operators():
     compare(m, feeds)
 
 
+def test_resize_and_image_operators():
+    nodes = [
+        h.make_node("Resize", ["img", "", "up2"], ["nearest_up"], mode="nearest"),
+        h.make_node("Resize", ["img", "", "", "sizes"], ["nearest_sizes"], mode="nearest",
+                    coordinate_transformation_mode="asymmetric", nearest_mode="floor"),
+        h.make_node("Resize", ["img", "", "up2"], ["bilinear"], mode="linear"),
+        h.make_node("Resize", ["img", "", "", "sizes"], ["align"], mode="linear",
+                    coordinate_transformation_mode="align_corners"),
+        h.make_node("Resize", ["img", "", "down"], ["down_pt"], mode="linear",
+                    coordinate_transformation_mode="pytorch_half_pixel"),
+        h.make_node("Resize", ["img", "", "", "sizes2"], ["keep_ratio"], mode="nearest", axes=[2, 3],
+                    keep_aspect_ratio_policy="not_larger", nearest_mode="round_prefer_ceil"),
+        h.make_node("DepthToSpace", ["deep"], ["d2s_dcr"], blocksize=2),
+        h.make_node("DepthToSpace", ["deep"], ["d2s_crd"], blocksize=2, mode="CRD"),
+        h.make_node("SpaceToDepth", ["img"], ["s2d"], blocksize=2),
+        h.make_node("TopK", ["scores", "k"], ["top_values", "top_indices"], axis=1),
+        h.make_node("TopK", ["scores", "k"], ["low_values", "low_indices"], axis=0, largest=0),
+        h.make_node("Hardmax", ["scores"], ["hardmax"], axis=1),
+        h.make_node("Shrink", ["scores"], ["shrink"], lambd=0.3, bias=0.1),
+        h.make_node("BitShift", ["bits", "shift"], ["shifted"], direction="RIGHT"),
+        h.make_node("LpNormalization", ["scores"], ["l2"], axis=1, p=2),
+        h.make_node("MeanVarianceNormalization", ["img"], ["mvn"], axes=[0, 2, 3]),
+        h.make_node("EyeLike", ["scores"], ["eye"], k=1),
+    ]
+    outputs = [o for node in nodes for o in node.output]
+    m = model(nodes, [("img", F32, [1, 2, 4, 6]), ("deep", F32, [1, 8, 2, 3]), ("scores", F32, [3, 5]),
+                      ("bits", TP.UINT8, [4]), ("shift", TP.UINT8, [4])], outputs,
+              [init("up2", np.array([1, 1, 2, 2], np.float32)), init("sizes", np.array([1, 2, 7, 9])),
+               init("down", np.array([1, 1, 0.6, 0.5], np.float32)), init("sizes2", np.array([6, 9])),
+               init("k", np.array([2]))])
+    scores = randn(3, 5, seed=3)
+    scores[1, 3] = scores[1, 1]  # a tie: TopK and Hardmax take the first index
+    feeds = {"img": randn(1, 2, 4, 6, seed=1), "deep": randn(1, 8, 2, 3, seed=2), "scores": scores,
+             "bits": np.array([255, 16, 7, 128], np.uint8), "shift": np.array([1, 2, 3, 7], np.uint8)}
+    compare(m, feeds)
+
+
+def test_rms_normalization_and_swish():
+    m = model([h.make_node("RMSNormalization", ["x", "scale"], ["rms"], epsilon=1e-5),
+               h.make_node("Swish", ["x"], ["swish"], alpha=1.5)],
+              [("x", F32, [2, 3, 8])], [("rms", F32, [2, 3, 8]), ("swish", F32, [2, 3, 8])],
+              [init("scale", randn(8, seed=1))], opset=24, check=False)
+    x = randn(2, 3, 8, seed=2)
+    rms, swish = oxla.compile_model(m)(x)
+    want_rms = x / np.sqrt((x * x).mean(-1, keepdims=True) + 1e-5) * randn(8, seed=1)
+    np.testing.assert_allclose(rms, want_rms, rtol=RTOL, atol=ATOL)
+    np.testing.assert_allclose(swish, x / (1 + np.exp(-1.5 * x)), rtol=RTOL, atol=ATOL)
+
+
 def test_group_normalization_with_one_scale_per_group_at_opset_18():
     m = model([h.make_node("GroupNormalization", ["x", "s", "b"], ["y"], num_groups=2)],
               [("x", F32, [2, 4, 3])], [("y", F32, [2, 4, 3])],
@@ -427,14 +476,18 @@ def test_dynamic_batch_and_sequence_sizes():
         h.make_node("Expand", ["w_row", "inner_shape"], ["expanded"]),
         h.make_node("Add", ["ones", "expanded"], ["grid"]),
         h.make_node("MaxPool", ["x_nchw"], ["pooled"], kernel_shape=[2], strides=[2]),
+        h.make_node("Resize", ["x_nchw", "", "up"], ["up_nearest"], mode="nearest"),
+        h.make_node("Resize", ["x_nchw", "", "up"], ["up_linear"], mode="linear"),
+        h.make_node("TopK", ["projected", "k"], ["top_values", "top_indices"]),
     ]
-    outputs = ["attn_mean", "flat2", "head1", "running", "best", "grid", "pooled"]
+    outputs = ["attn_mean", "flat2", "head1", "running", "best", "grid", "pooled", "up_nearest", "up_linear",
+               "top_values", "top_indices"]
     m = model(nodes, [("x", F32, ["batch", "seq", 8]), ("x_nchw", F32, ["batch", 3, 6])], outputs,
               [init("one", np.array([1])), init("minus_one", np.array([-1])), init("zero", np.array([0])),
                init("two", np.array([2])), init("one_scalar", np.array(1)), init("zero_scalar", np.array(0)),
                init("minus_one_scalar", np.array(-1)), init("w", randn(8, 4, seed=1)),
                init("two_two", np.array([2, 2])), init("zero_minus_one", np.array([0, -1])),
-               init("w_row", randn(8, seed=2))])
+               init("w_row", randn(8, seed=2)), init("up", np.array([1, 1, 2], np.float32)), init("k", np.array([2]))])
     text = str(import_onnx(m).module)
     assert "tensor<?x?x4xf32>" in text and "stablehlo.dynamic_reshape" not in text
     compiled = compare(m, {"x": randn(2, 6, 8, seed=3), "x_nchw": randn(2, 3, 6, seed=4)})
@@ -460,8 +513,8 @@ def test_initializers_as_arguments_keeps_integer_initializers_constant():
 
 def test_unsupported_operators_are_all_reported_with_counts_before_building():
     nodes = [h.make_node("Relu", ["x"], ["a"], name="relu"),
-             h.make_node("Resize", ["a", "", "scales"], ["b"], name="up1", mode="nearest"),
-             h.make_node("Resize", ["b", "", "scales"], ["c"], name="up2", mode="nearest"),
+             h.make_node("Resize", ["a", "", "scales"], ["b"], name="up1", mode="cubic"),
+             h.make_node("Resize", ["b", "", "scales"], ["c"], name="up2", mode="cubic"),
              h.make_node("NonMaxSuppression", ["boxes", "scores"], ["keep"], name="nms"),
              h.make_node("BatchNormalization", ["c", "s", "s", "s", "s"], ["d", "rm", "rv"], name="bn_train",
                          training_mode=1)]
@@ -471,9 +524,9 @@ def test_unsupported_operators_are_all_reported_with_counts_before_building():
     with pytest.raises(UnsupportedOperatorsError) as info:
         import_onnx(m)
     error = info.value
-    assert error.operators == {"Resize": ["up1", "up2"], "NonMaxSuppression": ["nms"],
+    assert error.operators == {"Resize(mode=cubic)": ["up1", "up2"], "NonMaxSuppression": ["nms"],
                                "BatchNormalization(training_mode=1)": ["bn_train"]}
-    assert "Resize x2 at up1; up2" in str(error) and "NonMaxSuppression x1 at nms" in str(error)
+    assert "Resize(mode=cubic) x2 at up1; up2" in str(error) and "NonMaxSuppression x1 at nms" in str(error)
 
 
 def test_custom_domain_operators_are_reported_with_their_domain():
@@ -550,7 +603,7 @@ def test_coverage_rows_come_from_the_operator_table():
     supported = {r["op"] for r in rows if r["status"] == "supported"}
     assert supported == set(OPERATORS)
     assert {"Gemm", "Conv", "LayerNormalization", "Gelu", "ScatterND", "Einsum", "Trilu", "CumSum"} <= supported
-    assert {"Resize", "Loop"} <= {r["op"] for r in rows if r["status"] == "unsupported"}
+    assert {"LSTM", "Loop"} <= {r["op"] for r in rows if r["status"] == "unsupported"}
     assert all(set(r) == {"op", "status", "note"} for r in rows)
 
 

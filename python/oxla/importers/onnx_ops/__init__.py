@@ -1,7 +1,7 @@
 """ONNX operator translations, one module per family, gathered in one table (`OPERATORS`).
 
 - `core`: the table, the node being translated, dimension lists and broadcasting helpers;
-- `elementwise`, `linalg`, `nn`, `shape`, `indexing`, `reduction`: the operators.
+- `elementwise`, `linalg`, `nn`, `image`, `shape`, `indexing`, `reduction`: the operators.
 
 `coverage_rows()` lists every operator of the ONNX default domain with
 whether it is translated, for the generated coverage table in the docs.
@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import onnx
 
-from oxla.importers.onnx_ops import elementwise, indexing, linalg, nn, reduction, shape  # noqa: F401  (registers)
+# importing each family registers its operators
+from oxla.importers.onnx_ops import elementwise, image, indexing, linalg, nn, reduction, shape  # noqa: F401
 from oxla.importers.onnx_ops.core import OPERATORS, Node, OnnxImportError, Operator
 
 # Operators with no translation that a model may still use when constant propagation computes them

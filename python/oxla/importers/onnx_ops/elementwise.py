@@ -11,7 +11,7 @@ from oxla.builder.tensor import Tensor
 from oxla.dialects import stablehlo as shlo
 from oxla.importers.onnx_ops.core import (
     Node, add, broadcast_to, chlo, compare, convert, dims, div, element_type, elementwise, is_float, maximum,
-    minimum, mul, operator, scalar, select)
+    minimum, mul, operator, scalar, select, sub)
 
 # ONNX name: StableHLO builder of one operand
 UNARY = {
@@ -81,6 +81,13 @@ def pow_(n: Node) -> Tensor:
     """x ** y, the exponent converted to the base's type."""
     x = n.input(0)
     return elementwise(shlo.power, x, convert(n.input(1), x.element_type))
+
+
+@operator("BitShift")
+def bit_shift(n: Node) -> Tensor:
+    """x shifted left or right (logically: ONNX shifts unsigned integers) by y bits."""
+    build = shlo.shift_left if n.attr("direction") == "LEFT" else shlo.shift_right_logical
+    return elementwise(build, n.input(0), n.input(1))
 
 
 @operator("Mod")
@@ -199,6 +206,21 @@ def _softplus(x: Tensor) -> Tensor:
 def softplus(n: Node) -> Tensor:
     """log(1 + exp(x))."""
     return _softplus(n.input(0))
+
+
+@operator("Swish")
+def swish(n: Node) -> Tensor:
+    """x * sigmoid(alpha * x)."""
+    x = n.input(0)
+    return mul(x, Tensor(shlo.logistic(mul(x, n.attr("alpha", 1.0)))))
+
+
+@operator("Shrink")
+def shrink(n: Node) -> Tensor:
+    """x + bias below -lambd, x - bias above lambd, else 0."""
+    x, lambd, bias = n.input(0), n.attr("lambd", 0.5), n.attr("bias", 0.0)
+    inner = select(compare(x, lambd, "GT"), sub(x, bias), 0)
+    return select(compare(x, -lambd, "LT"), add(x, bias), inner)
 
 
 @operator("Softsign")

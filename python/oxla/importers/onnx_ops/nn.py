@@ -15,8 +15,8 @@ from oxla.builder.tensor import Tensor
 from oxla.dialects import stablehlo as shlo
 from oxla.dialects.stablehlo import types as T
 from oxla.importers.onnx_ops.core import (
-    Node, OnnxImportError, add, axis_index, constant, convert, dim, dims, div, lowest, mean, mul, operator, reduce,
-    reshape, scalar, slice_, sub, sum_)
+    Node, OnnxImportError, add, axis_index, compare, constant, convert, dim, dims, div, lowest, mean, mul,
+    operator, reduce, reshape, scalar, select, slice_, sub, sum_)
 
 
 def _spatial(x: Tensor, node: Node) -> list[int]:
@@ -309,6 +309,39 @@ def group_norm(n: Node) -> Tensor:
         return convert(reshape(y, dims(x)), x0.element_type)
     y = convert(reshape(y, dims(x)), x0.element_type)
     return add(mul(y, _channel(scale, x.ndim)), _channel(bias, x.ndim))
+
+
+@operator("RMSNormalization", note="any axis; stash_type")
+def rms_norm(n: Node) -> Tensor:
+    """x / sqrt(mean(x^2) + epsilon) over the axes from `axis` on, times scale."""
+    x0 = n.input(0)
+    x = _stash(x0, n.attr("stash_type", 1))
+    axes = list(range(axis_index(n.attr("axis", -1), x.ndim, n), x.ndim))
+    inv = Tensor(shlo.rsqrt(add(mean(mul(x, x), axes, keepdims=True), n.attr("epsilon", 1e-5))))
+    return mul(convert(mul(x, inv), x0.element_type), n.input(1))
+
+
+@operator("MeanVarianceNormalization")
+def mean_variance_norm(n: Node) -> Tensor:
+    """(x - mean) / (sqrt(variance) + 1e-9) over `axes` (default: all but the channels)."""
+    x = n.input(0)
+    axes = [axis_index(a, x.ndim, n) for a in n.attr("axes", [0, 2, 3])]
+    mu = mean(x, axes, keepdims=True)
+    variance = sub(mean(mul(x, x), axes, keepdims=True), mul(mu, mu))
+    return div(sub(x, mu), add(Tensor(shlo.sqrt(variance)), 1e-9))
+
+
+@operator("LpNormalization", note="p = 1 or 2")
+def lp_norm(n: Node) -> Tensor:
+    """x / ||x||_p along `axis` (0 where the norm is 0)."""
+    x = n.input(0)
+    axis = axis_index(n.attr("axis", -1), x.ndim, n)
+    p = n.attr("p", 2)
+    if p not in (1, 2):
+        n.fail(f"p={p} is not supported (1 or 2)")
+    norm = sum_(Tensor(shlo.abs(x)), [axis], keepdims=True) if p == 1 else \
+        Tensor(shlo.sqrt(sum_(mul(x, x), [axis], keepdims=True)))
+    return select(compare(norm, 0, "EQ"), 0, div(x, norm))
 
 
 # Softmax ---------------------------------------------------------------------------------------------------------

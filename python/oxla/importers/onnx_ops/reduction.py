@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from oxla import ir
+from oxla.builder import functions as F
 from oxla.builder.tensor import Tensor
 from oxla.dialects import stablehlo as shlo
 from oxla.dialects.stablehlo import types as T
 from oxla.importers.onnx_ops.linalg import dot
 from oxla.importers.onnx_ops.core import (
-    Node, axis_index, broadcast_to, constant, count, dim, dims, div, highest, is_float, keep_dims, lowest, mul,
-    operator, reduce, reshape, scalar, select, shape_tensor)
+    Node, axis_index, broadcast_to, compare, constant, convert, count, dim, dims, div, highest, is_float, keep_dims,
+    lowest, mul, operator, reduce, reshape, scalar, select, shape_tensor, slice_)
 
 # ONNX name: (transform before, combine, initial value of the operand `t`, transform after) with None for "as is"
 REDUCTIONS = {
@@ -78,25 +80,29 @@ for _name in REDUCTIONS:
 
 # Arg reductions --------------------------------------------------------------------------------------------------
 
+def arg_reduce(x: Tensor, axis: int, direction: str, last: bool = False) -> Tensor:
+    """The i64 index of the largest ("GT") or smallest ("LT") element along `axis` (first or last of ties)."""
+    index = iota(x, axis)
+    start = lowest(x) if direction == "GT" else highest(x)
+
+    def body(a, ia, b, ib):
+        better = shlo.compare(a, b, direction)
+        if is_float(x):  # a NaN wins, as numpy's argmax does
+            better = shlo.or_(better, shlo.compare(a, a, "NE"))
+        tie = shlo.and_(shlo.compare(a, b, "EQ"), shlo.compare(ia, ib, "GT" if last else "LT"))
+        pick = shlo.or_(better, tie)
+        return [shlo.select(pick, a, b), shlo.select(pick, ia, ib)]
+
+    _, indices = shlo.reduce([x, index], [scalar(start, x), scalar(0, index)], dimensions=[axis], body=body)
+    return Tensor(indices)
+
+
 def _arg(direction: str):
     """The translation of ArgMax ("GT") or ArgMin ("LT")."""
     def translate(n: Node) -> Tensor:
         x = n.input(0)
         axis = axis_index(n.attr("axis", 0), x.ndim, n)
-        last = bool(n.attr("select_last_index", 0))
-        index = iota(x, axis)
-        start = lowest(x) if direction == "GT" else highest(x)
-
-        def body(a, ia, b, ib):
-            better = shlo.compare(a, b, direction)
-            if is_float(x):  # a NaN wins, as numpy's argmax does
-                better = shlo.or_(better, shlo.compare(a, a, "NE"))
-            tie = shlo.and_(shlo.compare(a, b, "EQ"), shlo.compare(ia, ib, "GT" if last else "LT"))
-            pick = shlo.or_(better, tie)
-            return [shlo.select(pick, a, b), shlo.select(pick, ia, ib)]
-
-        _, indices = shlo.reduce([x, index], [scalar(start, x), scalar(0, index)], dimensions=[axis], body=body)
-        indices = Tensor(indices)
+        indices = arg_reduce(x, axis, direction, bool(n.attr("select_last_index", 0)))
         return keep_dims(indices, x, [axis]) if n.attr("keepdims", 1) else indices
     return translate
 
@@ -111,6 +117,46 @@ def iota(like: Tensor, axis: int) -> Tensor:
 
 operator("ArgMax", note="select_last_index; keepdims")(_arg("GT"))
 operator("ArgMin", note="select_last_index; keepdims")(_arg("LT"))
+
+
+@operator("Hardmax")
+def hardmax(n: Node) -> Tensor:
+    """1 at the first largest element along `axis`, 0 elsewhere."""
+    x = n.input(0)
+    axis = axis_index(n.attr("axis", -1), x.ndim, n)
+    best = keep_dims(arg_reduce(x, axis, "GT"), x, [axis])
+    return convert(compare(iota(x, axis), best, "EQ"), x.element_type)
+
+
+@operator("TopK", note="largest and smallest, any axis; ties keep their order")
+def top_k(n: Node) -> list[Tensor]:
+    """The k largest (or smallest) elements along `axis`, sorted, and their i64 indices."""
+    x = n.input(0)
+    axis = axis_index(n.attr("axis", -1), x.ndim, n)
+    k = n.static_ints(1, what="K")[0]
+    largest = bool(n.attr("largest", 1))
+    if None in x.shape:
+        return _top_k_by_sort(x, axis, k, largest)
+    order = [a for a in range(x.ndim) if a != axis] + [axis]
+    moved = F.transpose(x, order)
+    # chlo.top_k takes the largest along the last axis; negating (or inverting the bits) turns smallest into largest
+    flip = (lambda t: t) if largest else (lambda t: Tensor(shlo.negate(t) if is_float(t) else shlo.not_(t)))
+    shape = list(moved.shape[:-1]) + [k]
+    op = ir.Operation.create("chlo.top_k", operands=[flip(moved).value],
+                             attributes={"k": ir.IntegerAttr.get(T.i64(), k)},
+                             results=[T.tensor_type(shape, moved.element_type), T.tensor_type(shape, "i32")])
+    back = [order.index(a) for a in range(x.ndim)]
+    return [F.transpose(flip(Tensor(op.results[0])), back), F.transpose(convert(Tensor(op.results[1]), "i64"), back)]
+
+
+def _top_k_by_sort(x: Tensor, axis: int, k: int, largest: bool) -> list[Tensor]:
+    """TopK with dynamic sizes (which oxla's chlo.top_k lowering does not take): a stable sort, cut after k."""
+    direction = "GT" if largest else "LT"
+    values, indices = shlo.sort([x, iota(x, axis)], dimension=axis, is_stable=True,
+                                comparator=lambda a, b, ia, ib: shlo.compare(a, b, direction))
+    limits = list(x.shape)
+    limits[axis] = k
+    return [slice_(Tensor(t), [0] * x.ndim, limits) for t in (values, indices)]
 
 
 @operator("CumSum", note="exclusive and reverse; static size along the summed axis")

@@ -18,8 +18,8 @@ from oxla.dialects import stablehlo as shlo
 from oxla.dialects.stablehlo import types as T
 from oxla.importers.onnx_ops.core import (
     Node, OnnxImportError, add, as_dim, axis_index, broadcast_dims, broadcast_in_dim, broadcast_to, compare,
-    constant, convert, dim, dim_product, dims, div, maximum, minimum, mul, operator, reshape, scalar, select,
-    shape_tensor, slice_, sub)
+    constant, convert, dim, dim_product, dims, div, element_type, maximum, minimum, mul, operator, reshape, scalar,
+    select, shape_tensor, slice_, sub)
 
 
 # Reshapes --------------------------------------------------------------------------------------------------------
@@ -274,6 +274,17 @@ def range_op(n: Node):
     positions = Tensor(shlo.dynamic_iota(count, iota_dimension=0, dtype=start.element_type,
                                          result_types=[T.tensor_type([None], start.element_type)]))
     return add(mul(positions, delta), start)
+
+
+@operator("EyeLike")
+def eye_like(n: Node) -> Tensor:
+    """Ones on diagonal k of a matrix shaped like x, zeros elsewhere (x's type unless `dtype` says)."""
+    x = n.input(0)
+    if None in x.shape:
+        n.fail("needs a static shape")
+    dtype = T.to_numpy_dtype(T.element_type(element_type(n.attr("dtype")) if n.attr("dtype") is not None
+                                            else x.element_type))
+    return constant(np.eye(*x.shape, k=n.attr("k", 0), dtype=dtype))
 
 
 @operator("Trilu")
