@@ -39,6 +39,9 @@ INPUT_LEGALIZATION_PASSES = (
     "oxla-expand-math",
 )
 INPUT_LEGALIZATION = f"builtin.module({','.join(INPUT_LEGALIZATION_PASSES)})"
+# oxla's StableHLO optimizer (simplify, fold, canonicalize, cse, dce to a fixed
+# point), run before the legalization unless compile(optimize=False).
+OPTIMIZATION = "builtin.module(oxla-hlo-opt)"
 
 # Flags that name the target: oxla sets the target through the module (see
 # device_target), never per session, where list options only grow.
@@ -82,6 +85,7 @@ class Artifact:
     flags: list[str]
     signatures: dict[str, FunctionSignature]
     phase_seconds: dict[str, float] = field(default_factory=dict)
+    optimized: bool = False  # whether oxla-hlo-opt ran on the program first (compile's optimize=)
 
     @property
     def driver(self) -> str:
@@ -304,6 +308,7 @@ def compile(
     opt_level: str | None = None,
     flags: list[str] | tuple[str, ...] = (),
     legalize: bool = True,
+    optimize: bool = True,
 ):
     """Compiles StableHLO (a module, MLIR text or bytecode, a portable artifact, a path).
 
@@ -312,7 +317,9 @@ def compile(
     compile_from='<phase>' resumes a module that is at that phase. hooks map
     'after:<phase>'/'before:<phase>' to oxla pipeline strings or callables
     taking the module. legalize=False skips oxla's input legalization
-    (INPUT_LEGALIZATION). Returns an Artifact (or the module with compile_to).
+    (INPUT_LEGALIZATION); optimize=False skips oxla's StableHLO optimizer
+    (OPTIMIZATION, timed as phase_seconds['oxla-hlo-opt']). Returns an
+    Artifact (or the module with compile_to).
     """
     tgt, chip = resolve(target)
     chip = cpu or gpu or chip or tgt.default_chip
@@ -341,9 +348,14 @@ def compile(
     compiler.use_flags([f for f in all_flags if not f.startswith(_RESERVED_FLAGS + (tgt.chip_flag,))])
     if start < phase_index("preprocessing"):
         _assign_device(module, tgt, chip)
+    times: dict[str, float] = {}
+    optimized = start == 0 and optimize
+    if optimized:
+        began = time.perf_counter()
+        transforms.run(module, OPTIMIZATION)
+        times["oxla-hlo-opt"] = time.perf_counter() - began
     if start == 0 and legalize:
         transforms.run(module, INPUT_LEGALIZATION)
-    times: dict[str, float] = {}
     last = min(stop, phase_index("vm"))
     compiler.run_phases(module, start, last, boundaries, times)
     if compile_to and stop <= phase_index("vm"):
@@ -351,4 +363,4 @@ def compile(
     began = time.perf_counter()
     vmfb = compiler.vm_bytecode(module)
     times["end"] = time.perf_counter() - began
-    return Artifact(vmfb, tgt, chip, all_flags, sigs, times)
+    return Artifact(vmfb, tgt, chip, all_flags, sigs, times, optimized)

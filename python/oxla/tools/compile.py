@@ -4,6 +4,7 @@
     oxla-compile model.mlir --target=cuda:sm_89 --timing -o model.vmfb
     oxla-compile model.mlir --compile-to=flow            # prints the IR at that phase
     oxla-compile model.mlir --dump-phases=phases/        # one file per phase
+    oxla-compile model.mlir --no-optimize -o model.vmfb  # without oxla-hlo-opt
 
 Any other --iree-* flag is passed to the compiler as is.
 """
@@ -34,6 +35,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--timing", action="store_true", help="print the wall time of each phase to stderr")
     p.add_argument("--demote-f64", action="store_true", help="compute f64 as f32 (IREE's own default)")
     p.add_argument("--opt-level", choices=["O0", "O1", "O2", "O3"], help="IREE's global optimization level")
+    p.add_argument("--no-optimize", action="store_true",
+                   help="skip oxla-hlo-opt, oxla's StableHLO optimizer that runs before IREE's input phase")
     p.add_argument("--list-targets", action="store_true", help="list targets and their chips, then exit")
     p.add_argument("--emit-bytecode", action="store_true", help="with --compile-to: write MLIR bytecode")
     return p
@@ -107,7 +110,7 @@ def run(argv: list[str] | None = None) -> int:
         result = compile(
             module, args.target, compile_to=args.compile_to, compile_from=args.compile_from,
             hooks=_phase_dumper(args.dump_phases) if args.dump_phases else None,
-            keep_f64=not args.demote_f64, opt_level=args.opt_level, flags=extra,
+            keep_f64=not args.demote_f64, opt_level=args.opt_level, flags=extra, optimize=not args.no_optimize,
         )
     except OxlaError as exc:
         print(exc, file=sys.stderr)
