@@ -572,6 +572,18 @@ def test_an_older_opset_is_converted():
     compare(m, {"x": randn(3, 1, 4, seed=1)})
 
 
+def test_an_older_opset_that_cannot_be_converted_is_a_clear_error(monkeypatch):
+    def refuse(model, version):
+        raise RuntimeError("no adapter for Upsample")
+    monkeypatch.setattr(onnx.version_converter, "convert_version", refuse)
+    graph = h.make_graph([h.make_node("Relu", ["x"], ["y"])], "old", [h.make_tensor_value_info("x", F32, [2])],
+                         [h.make_tensor_value_info("y", F32, [2])])
+    m = h.make_model(graph, opset_imports=[h.make_opsetid("", 9)])
+    with pytest.raises(OnnxImportError, match="opset 9; oxla imports opset 17 and later, and converting it with "
+                                              "onnx.version_converter failed: no adapter for Upsample"):
+        import_onnx(m)
+
+
 def test_a_model_loads_from_a_path_or_bytes(tmp_path):
     m = mlp_model()
     path = tmp_path / "mlp.onnx"
