@@ -161,6 +161,7 @@ def test_sequence_model_with_embeddings():
 
 def _elementwise(x, y, i):
     """Arithmetic, math and comparisons of float and integer tensors, with scalars and broadcasting."""
+    nan = torch.where(x > 1, float("nan"), x)
     return (x + y * 2, x - 1.5, 3 - x, x * y, x / (y.abs() + 1), torch.div(i, 3, rounding_mode="floor"),
             torch.div(i, -3, rounding_mode="trunc"), i // 2, i % 3, torch.fmod(x, 0.7), torch.remainder(x, -0.7),
             x ** 2, x.abs() ** 0.5, torch.pow(x.abs() + 1, y), 2 ** y, x.exp(), (x.abs() + 1).log(),
@@ -173,7 +174,11 @@ def _elementwise(x, y, i):
             torch.where(x > y, 1.0, 0.0), x.masked_fill(x < 0, -1.0), torch.isnan(x / x), torch.isinf(1 / (x * 0)),
             i.float() / 2, i + 0.5, i * True, torch.lerp(x, y, 0.3), torch.addcmul(x, x, y, value=0.5),
             torch.bitwise_and(i, 6), torch.bitwise_or(i, 1), torch.bitwise_xor(i, 3), i ** 2,
-            torch.atan(x), torch.sinh(x), torch.asinh(x))
+            torch.atan(x), torch.sinh(x), torch.asinh(x), torch.fmax(nan, y), torch.fmin(nan, x.flip(0)), torch.max(x, y),
+            torch.hypot(x, y), torch.xlogy(x.abs(), y.abs() + 1), torch.special.erfc(x), torch.sgn(x), torch.square(i),
+            torch.frac(x * 3), torch.logit(x.sigmoid()), torch.logit(x.abs(), eps=0.1), torch.nan_to_num(nan),
+            torch.nan_to_num(1 / (x * 0), nan=1.0, posinf=5.0), F.threshold(x, 0.1, -2.0), F.hardshrink(x, 0.3),
+            F.softshrink(x, 0.3))
 
 
 def test_elementwise():
@@ -204,7 +209,9 @@ def _reductions(x, i, b):
             x.var(1), x.var(1, unbiased=False), x.std(), torch.var_mean(x, 2, correction=0), x.prod(2),
             i.sum(0), i.prod(), b.any(), b.any(1), b.all(0), x.logsumexp(1), torch.linalg.vector_norm(x, dim=-1),
             torch.linalg.vector_norm(x, ord=1), torch.norm(x, dim=1), x.cumsum(1), i.cumsum(0), x.cumprod(-1),
-            i.float().mean(1), x.std(2, keepdim=True))
+            i.float().mean(1), x.std(2, keepdim=True), torch.count_nonzero(i, 1), torch.aminmax(x, dim=1),
+            torch.sort(x, 1), torch.sort(torch.where(x > 1, float("nan"), x), 0, descending=True),
+            torch.sort(i, stable=True), torch.argsort(x, -1, True), torch.topk(x, 2), torch.topk(i, 1, 0, largest=False))
 
 
 def test_reductions():
@@ -226,7 +233,9 @@ def _shapes(x, y):
             F.pad(x, (-1, 1)), F.pad(x.unsqueeze(0), (2, 1, 1, 1), mode="reflect"),
             F.pad(x.unsqueeze(0), (1, 2, 0, 1), mode="replicate"), F.pad(x.unsqueeze(0), (1, 2, 2, 0), mode="circular"),
             x.clone().contiguous().detach(), torch.tile(y, (2, 1)), x.repeat_interleave(2, dim=1),
-            torch.movedim(x, 0, -1), torch.tril(x[0]), torch.triu(x[0], 1), torch.tril(x, -1))
+            torch.movedim(x, 0, -1), torch.tril(x[0]), torch.triu(x[0], 1), torch.tril(x, -1),
+            F.pixel_shuffle(x.reshape(1, 4, 3, 2), 2), F.pixel_unshuffle(x.reshape(1, 1, 4, 6), 2),
+            torch.unsafe_chunk(x, 2, 2)[1])
 
 
 def test_shapes():
@@ -256,7 +265,8 @@ def _indexing(x, ids, idx, src):
             torch.scatter_reduce(x, 1, torch.tensor([[0, 0], [1, 1], [3, 3]]), src[:, :2], "amax",
                                  include_self=False),
             y, z, w, v, u, x.index_add(0, idx, src[:2]), x.index_copy(1, torch.tensor([3, 0]), src[:, :2]),
-            torch.select_scatter(x, src[:, 1], 1, 2), torch.slice_scatter(x, src[:, :2], 1, 0, 4, 2))
+            torch.select_scatter(x, src[:, 1], 1, 2), torch.slice_scatter(x, src[:, :2], 1, 0, 4, 2), torch.diagonal(x),
+            torch.diagonal(x, 1), torch.diagonal(x, -1), F.one_hot(idx, 4))
 
 
 def test_indexing():

@@ -28,7 +28,7 @@ translates("aten.zeros.default", "aten.zeros_like.default", "aten.new_zeros.defa
 translates("aten.ones.default", "aten.ones_like.default", "aten.new_ones.default")(_filled(None, 1))
 translates("aten.full.default", "aten.full_like.default", "aten.fill.Scalar", "aten.fill.Tensor")(_filled(1))
 translates("aten.new_full.default")(_filled(2))
-translates("aten.scalar_tensor.default")(_filled(0))
+translates("aten.scalar_tensor.default", "prims.scalar_tensor.default")(_filled(0))
 
 
 def _arange(cx, start, end, step):
@@ -106,7 +106,7 @@ def eye(cx, *_):
 
 
 @translates("aten._to_copy.default", "aten.to.dtype", "aten.to.dtype_layout", "aten.to.device", "aten.to.other",
-            "aten.type_as.default")
+            "aten.type_as.default", "prims.convert_element_type.default")
 def to(cx, x, *_):
     """x converted to the result's dtype (devices, layouts and memory formats do not matter here)."""
     return convert(x, cx.out_dtype)

@@ -46,8 +46,8 @@ def chlo(name: str, x: Tensor) -> Tensor:
     try:
         loc = ir.Location.current
     except ValueError:
-        loc = ir.Location.unknown()
-    op = ir.Operation.create(f"chlo.{name}", results=[x.type], operands=[x.value], loc=loc)
+        loc = None
+    op = ir.Operation.create(f"chlo.{name}", results=[x.type], operands=[x.value], loc=loc or ir.Location.unknown())
     return Tensor(op.results[0])
 
 
@@ -62,6 +62,14 @@ def python_mod(x: Tensor, y: Tensor) -> Tensor:
     adjust = shlo.and_(shlo.compare(r, zero, "NE"),
                        shlo.compare(shlo.compare(r, zero, "LT"), shlo.compare(y, zero, "LT"), "NE"))
     return shlo.select(adjust, shlo.add(r, y), r)
+
+
+def _ignoring_nan(build, x: Tensor, y: Tensor) -> Tensor:
+    """build(x, y), except that a NaN operand gives way to the other one (fmax, fmin)."""
+    if not is_float(x.dtype):
+        return build(x, y)
+    both = build(x, y)
+    return shlo.select(shlo.compare(x, x, "NE"), y, shlo.select(shlo.compare(y, y, "NE"), x, both))
 
 
 def trunc(x: Tensor) -> Tensor:
@@ -87,13 +95,19 @@ _BINARY = {
     "fmod": shlo.remainder, "remainder": python_mod, "atan2": shlo.atan2,
     "bitwise_and": shlo.and_, "__and__": shlo.and_, "bitwise_or": shlo.or_, "__or__": shlo.or_,
     "bitwise_xor": shlo.xor, "__xor__": shlo.xor, "floor_divide": lambda x, y: divide(x, y, "floor"),
-    "bitwise_left_shift": shlo.shift_left, "__lshift__": shlo.shift_left,
+    "bitwise_left_shift": shlo.shift_left, "__lshift__": shlo.shift_left, "max": shlo.maximum, "min": shlo.minimum,
+    "fmax": lambda x, y: _ignoring_nan(shlo.maximum, x, y), "fmin": lambda x, y: _ignoring_nan(shlo.minimum, x, y),
+    "hypot": lambda x, y: shlo.sqrt(shlo.add(shlo.multiply(x, x), shlo.multiply(y, y))),
+    "xlogy": lambda x, y: shlo.select(shlo.and_(shlo.compare(x, like(x, 0), "EQ"), shlo.compare(y, y, "EQ")),
+                                      like(x, 0), shlo.multiply(x, shlo.log(y))),
 }
 _OVERLOADS = {
     "add": ("Tensor", "Scalar"), "sub": ("Tensor", "Scalar"), "mul": ("Tensor", "Scalar"),
     "maximum": ("default",), "minimum": ("default",), "fmod": ("Tensor", "Scalar"),
     "remainder": ("Tensor", "Scalar", "Scalar_Tensor"), "atan2": ("default",), "floor_divide": ("default", "Scalar"),
     "bitwise_left_shift": ("Tensor", "Tensor_Scalar"), "__lshift__": ("Tensor", "Scalar"),
+    "fmax": ("default",), "fmin": ("default",), "max": ("other",), "min": ("other",), "hypot": ("default",),
+    "xlogy": ("Tensor", "Scalar_Other"),
 }
 
 
@@ -182,7 +196,13 @@ _UNARY = {
     "sinh": lambda x: chlo("sinh", x), "cosh": lambda x: chlo("cosh", x), "asinh": lambda x: chlo("asinh", x),
     "acosh": lambda x: chlo("acosh", x), "atanh": lambda x: chlo("atanh", x),
     "lgamma": lambda x: chlo("lgamma", x), "digamma": lambda x: chlo("digamma", x),
+    "erfc": lambda x: chlo("erfc", x), "sgn": shlo.sign, "square": lambda x: shlo.multiply(x, x),
+    "frac": lambda x: shlo.subtract(x, trunc(x)),
 }
+
+
+# the functions torch.special spells as separate operators
+_SPECIAL = {"erf", "erfc", "erfinv", "expm1", "exp2", "log1p", "digamma"}
 
 
 def _unary(build):
@@ -194,7 +214,51 @@ def _unary(build):
 
 
 for _name, _build in _UNARY.items():
-    translates(f"aten.{_name}.default")(_unary(_build))
+    translates(f"aten.{_name}.default", *[f"aten.special_{_name}.default" for _ in [1] if _name in _SPECIAL])(
+        _unary(_build))
+
+
+@translates("aten.logit.default")
+def logit(cx, a, eps=None, *_):
+    """log(x / (1 - x)), with x clamped to [eps, 1 - eps] when eps is given."""
+    x, = operands(cx, [a], cx.out_dtype)
+    if eps is not None:
+        x = shlo.clamp(like(x, eps), x, like(x, 1 - eps))
+    return shlo.log(shlo.divide(x, shlo.subtract(like(x, 1), x)))
+
+
+@translates("aten.nan_to_num.default")
+def nan_to_num(cx, a, nan=None, posinf=None, neginf=None, *_):
+    """NaN and infinities replaced by finite numbers (by default 0 and the dtype's largest and lowest)."""
+    x, = operands(cx, [a], cx.out_dtype)
+    if not is_float(x.dtype):
+        return x
+    info = torch.finfo(dtype_of(x))
+    x = shlo.select(shlo.compare(x, x, "NE"), like(x, 0.0 if nan is None else nan), x)
+    x = shlo.select(shlo.compare(x, like(x, np.inf), "EQ"), like(x, info.max if posinf is None else posinf), x)
+    return shlo.select(shlo.compare(x, like(x, -np.inf), "EQ"), like(x, info.min if neginf is None else neginf), x)
+
+
+@translates("aten.threshold.default")
+def threshold(cx, a, limit, value, *_):
+    """x where x > limit, else value."""
+    x, = operands(cx, [a], cx.out_dtype)
+    return shlo.select(shlo.compare(x, like(x, limit), "GT"), x, like(x, value))
+
+
+@translates("aten.hardshrink.default")
+def hardshrink(cx, a, lambd=0.5, *_):
+    """x where |x| > lambd, else 0."""
+    x, = operands(cx, [a], cx.out_dtype)
+    return shlo.select(shlo.compare(shlo.abs(x), like(x, lambd), "GT"), x, like(x, 0))
+
+
+@translates("aten.softshrink.default")
+def softshrink(cx, a, lambd=0.5, *_):
+    """x moved toward 0 by lambd, and 0 within [-lambd, lambd]."""
+    x, = operands(cx, [a], cx.out_dtype)
+    shrunk = shlo.subtract(x, shlo.multiply(shlo.sign(x), like(x, lambd)))
+    return shlo.select(shlo.compare(shlo.abs(x), like(x, lambd), "GT"), shrunk, like(x, 0))
 
 
 @translates("aten.round.decimals")

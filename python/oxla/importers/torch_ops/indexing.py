@@ -1,5 +1,5 @@
 """Indexing: embedding, index (advanced indexing), index_select, gather, scatter (and its reductions), index_put,
-index_add/index_copy, slice_scatter, select_scatter.
+index_add/index_copy, slice_scatter, select_scatter, diagonal, one_hot.
 
 Integer index tensors become StableHLO gathers and scatters; negative indices
 count from the end where torch allows them (advanced indexing, index_put).
@@ -18,7 +18,7 @@ from oxla.dialects.stablehlo import types as T
 from oxla.importers.torch_ops import translates
 from oxla.importers.torch_ops.lowering import (
     REDUCERS, axis, broadcast, constant, convert, dims_of, full, is_static, iota, reshape, scalar, shape_tensor,
-    slice_axis, static)
+    slice_axis, static, transpose)
 from oxla.importers.torch_ops.shape import slice_start
 
 
@@ -93,6 +93,21 @@ def take(cx, x: Tensor, ax: int, idx: Tensor) -> Tensor:
     indices = [None] * ax + [idx]
     layout = _Advanced(x, indices)
     return gather_slices(x, layout, layout.result_dims)
+
+
+@translates("aten.diagonal.default", "aten.diagonal_copy.default")
+def diagonal(cx, x, offset=0, dim1=0, dim2=1, *_):
+    """The `offset`-th diagonal of the (dim1, dim2) planes, as a new last dimension."""
+    a, b = axis(dim1, x.ndim), axis(dim2, x.ndim)
+    y = transpose(x, [d for d in range(x.ndim) if d not in (a, b)] + [a, b])
+    n = cx.out.shape[-1]
+    rows = iota([n], 0)
+    cols = rows
+    if offset > 0:
+        cols = shlo.add(rows, broadcast(constant(offset, "i64"), [n]))
+    elif offset < 0:
+        rows = shlo.add(rows, broadcast(constant(-offset, "i64"), [n]))
+    return index(cx, y, [None] * (y.ndim - 2) + [rows, cols])
 
 
 @translates("aten.embedding.default")
@@ -276,3 +291,17 @@ def select_scatter(cx, x, src, dim, index, *_):
     ax = axis(dim, x.ndim)
     d = dims_of(src)
     return _update_at(x, reshape(convert(src, x.dtype), d[:ax] + [1] + d[ax:]), ax, slice_start(x, ax, index))
+
+
+def _one_hot_check(node, args):
+    """one_hot with an explicit number of classes (-1 would take it from the data)."""
+    return "num_classes=-1 (the size would depend on the data)" if args[1] == -1 else None
+
+
+@translates("aten.one_hot.default", check=_one_hot_check, note="explicit num_classes")
+def one_hot(cx, x, num_classes=-1, *_):
+    """1 where the last index equals the class, else 0 (int64)."""
+    dims = cx.out_dims()
+    classes = iota(dims, len(dims) - 1)
+    hit = shlo.compare(broadcast(convert(x, "i64"), dims, list(range(x.ndim))), classes, "EQ")
+    return convert(hit, cx.out_dtype)

@@ -1,5 +1,5 @@
 """Reductions: sum, mean, prod, amax/amin, max/min (with indices), argmax/argmin, var/std (and with the mean),
-any/all, logsumexp, vector norms, cumulative sums and products.
+any/all, count_nonzero, logsumexp, vector norms, cumulative sums and products; and sorting (sort, argsort, topk).
 
 `dim` follows torch: None or an empty list reduces every dimension.
 """
@@ -12,7 +12,7 @@ from oxla.importers.torch_ops import translates
 from oxla.importers.torch_ops.elementwise import like
 from oxla.importers.torch_ops.lowering import (
     REDUCERS, axes, axis, broadcast, constant, convert, dim_product, dims_of, is_float, iota, mean, reduce, reshape,
-    scalar, variance)
+    scalar, slice_axis, variance)
 
 
 def _reduction(kind: str, convert_first: bool = True):
@@ -170,3 +170,74 @@ def _cumulative(kind: str):
 
 translates("aten.cumsum.default")(_cumulative("sum"))
 translates("aten.cumprod.default")(_cumulative("prod"))
+
+
+@translates("aten.count_nonzero.dim_IntList", "aten.count_nonzero.default")
+def count_nonzero(cx, x, dim=None, *_):
+    """The number of non-zero elements over `dim` (int64)."""
+    return reduce(convert(convert(x, "i1"), "i64"), axes(dim, x.ndim), "sum")
+
+
+@translates("aten.aminmax.default")
+def aminmax(cx, x, dim=None, keepdim=False, *_):
+    """(min, max) over `dim` (all dimensions when None)."""
+    reduce_axes = axes(dim, x.ndim)
+    return reduce(x, reduce_axes, "min", keepdim), reduce(x, reduce_axes, "max", keepdim)
+
+
+# Sorting ----------------------------------------------------------------------------------------------------------
+
+def sort(x: Tensor, ax: int, descending: bool) -> tuple[Tensor, Tensor]:
+    """(values, indices) sorted along `ax`; NaN sorts above every number and ties keep their order, as in torch.
+
+    The comparator breaks ties by index, so the order does not depend on
+    whether IREE's sort is stable (it is not). The indices pass through an
+    optimization_barrier: IREE 3.13 fails to compile a sort whose index
+    operand is computed in the same dispatch.
+    """
+    def comparator(a, b, ia, ib):
+        before = shlo.compare(a, b, "GT" if descending else "LT")
+        tie = shlo.compare(a, b, "EQ")
+        if is_float(x.dtype):
+            a_nan, b_nan = shlo.compare(a, a, "NE"), shlo.compare(b, b, "NE")
+            high, low = (a_nan, b_nan) if descending else (b_nan, a_nan)
+            before = shlo.or_(before, shlo.and_(high, shlo.not_(low)))
+            tie = shlo.or_(tie, shlo.and_(a_nan, b_nan))
+        return shlo.or_(before, shlo.and_(tie, shlo.compare(ia, ib, "LT")))
+    indices = shlo.optimization_barrier(iota(dims_of(x), ax))
+    values, indices = shlo.sort([x, indices], dimension=ax, is_stable=True, comparator=comparator)
+    return values, indices
+
+
+@translates("aten.sort.default")
+def sort_op(cx, x, dim=-1, descending=False, *_):
+    """(values, indices) along `dim`."""
+    return sort(x, axis(dim, x.ndim), bool(descending))
+
+
+@translates("aten.sort.stable")
+def sort_stable(cx, x, stable=None, dim=-1, descending=False, *_):
+    """(values, indices) along `dim` (always stable here)."""
+    return sort_op(cx, x, dim, descending)
+
+
+@translates("aten.argsort.default")
+def argsort(cx, x, dim=-1, descending=False, *_):
+    """The indices that sort along `dim`."""
+    return sort_op(cx, x, dim, descending)[1]
+
+
+@translates("aten.argsort.stable")
+def argsort_stable(cx, x, stable=None, dim=-1, descending=False, *_):
+    """The indices that sort along `dim` (always stable here)."""
+    return sort_op(cx, x, dim, descending)[1]
+
+
+@translates("aten.topk.default")
+def topk(cx, x, k, dim=-1, largest=True, sorted=True, *_):
+    """(the k largest or smallest values along `dim`, their indices), in sorted order."""
+    ax = axis(dim, x.ndim)
+    # a barrier between the sort and the slices: IREE turns sort-then-slice into its own top-k, which keeps only the
+    # first comparison of the comparator
+    values, indices = shlo.optimization_barrier(list(sort(x, ax, bool(largest))))
+    return slice_axis(values, ax, 0, k), slice_axis(indices, ax, 0, k)

@@ -105,7 +105,8 @@ def _pieces(cx, x: Tensor, ax: int) -> tuple:
 
 
 @translates("aten.split.Tensor", "aten.split_with_sizes.default", "aten.chunk.default", "aten.split_copy.Tensor",
-            "aten.split_with_sizes_copy.default", "aten.tensor_split.sections")
+            "aten.split_with_sizes_copy.default", "aten.tensor_split.sections", "aten.unsafe_split.Tensor",
+            "aten.unsafe_split_with_sizes.default", "aten.unsafe_chunk.default")
 def split(cx, x, sizes, dim=0, *_):
     """Consecutive pieces along `dim`."""
     return _pieces(cx, x, axis(dim, x.ndim))
@@ -196,6 +197,28 @@ def repeat_interleave(cx, x, repeats, dim=None, *_):
 def _numel(x: Tensor):
     """The number of elements of x (an int, or a 0-d value when dynamic)."""
     return dim_product(dims_of(x))
+
+
+@translates("aten.pixel_shuffle.default")
+def pixel_shuffle(cx, x, r, *_):
+    """(..., C*r*r, H, W) -> (..., C, H*r, W*r): each channel block spread over an r x r neighbourhood."""
+    d = dims_of(x)
+    lead, (c, h, w) = d[:-3], d[-3:]
+    n = len(lead)
+    y = reshape(x, lead + [c // (r * r), r, r, h, w])
+    y = transpose(y, list(range(n)) + [n, n + 3, n + 1, n + 4, n + 2])
+    return reshape(y, cx.out_dims())
+
+
+@translates("aten.pixel_unshuffle.default")
+def pixel_unshuffle(cx, x, r, *_):
+    """(..., C, H*r, W*r) -> (..., C*r*r, H, W): the inverse of pixel_shuffle."""
+    d = dims_of(x)
+    lead, (c, h, w) = d[:-3], d[-3:]
+    n = len(lead)
+    y = reshape(x, lead + [c, h // r, r, w // r, r])
+    y = transpose(y, list(range(n)) + [n, n + 2, n + 4, n + 1, n + 3])
+    return reshape(y, cx.out_dims())
 
 
 @translates("aten.flip.default")
@@ -313,7 +336,12 @@ def dropout(cx, x, p, train, *_):
     return x
 
 
-@translates("aten.native_dropout.default", check=_dropout_check, note="eval mode (the identity)")
+def _native_dropout_check(node, args):
+    """native_dropout is the identity only with train=False (None means training)."""
+    return None if args[2] is False else "training mode: call model.eval() before exporting"
+
+
+@translates("aten.native_dropout.default", check=_native_dropout_check, note="eval mode (the identity)")
 def native_dropout(cx, x, p, train, *_):
     """(x, a mask of ones) in eval mode."""
     return x, full(dims_of(x), True, "i1")
