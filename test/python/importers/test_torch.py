@@ -171,10 +171,10 @@ def _elementwise(x, y, i):
             torch.minimum(x, y), torch.maximum(x, y), torch.atan2(x, y), torch.log2(x.abs() + 1),
             torch.exp2(x), x > y, x <= 0.1, i == 2, i != y.long(), (x > 0) & (y > 0), (x > 0) | (y > 0),
             torch.logical_xor(x > 0, y > 0), ~(x > 0), torch.logical_not(i), torch.where(x > 0, x, y),
-            torch.where(x > y, 1.0, 0.0), x.masked_fill(x < 0, -1.0), torch.isnan(x / x), torch.isinf(1 / (x * 0)),
+            torch.where(x > y, 1.0, 0.0), x.masked_fill(x < 0, -1.0), torch.isnan(nan), torch.isinf(1 / (x * 0)),
             i.float() / 2, i + 0.5, i * True, torch.lerp(x, y, 0.3), torch.addcmul(x, x, y, value=0.5),
-            torch.bitwise_and(i, 6), torch.bitwise_or(i, 1), torch.bitwise_xor(i, 3), i ** 2,
-            torch.atan(x), torch.sinh(x), torch.asinh(x), torch.fmax(nan, y), torch.fmin(nan, x.flip(0)), torch.max(x, y),
+            torch.bitwise_and(i, 6), torch.bitwise_or(i, 1), torch.bitwise_xor(i, 3), i ** 2, torch.atan(x),
+            torch.sinh(x), torch.asinh(x), torch.fmax(nan, y), torch.fmin(nan, x.flip(0)), torch.max(x, y),
             torch.hypot(x, y), torch.xlogy(x.abs(), y.abs() + 1), torch.special.erfc(x), torch.sgn(x), torch.square(i),
             torch.frac(x * 3), torch.logit(x.sigmoid()), torch.logit(x.abs(), eps=0.1), torch.nan_to_num(nan),
             torch.nan_to_num(1 / (x * 0), nan=1.0, posinf=5.0), F.threshold(x, 0.1, -2.0), F.hardshrink(x, 0.3),
@@ -211,7 +211,8 @@ def _reductions(x, i, b):
             torch.linalg.vector_norm(x, ord=1), torch.norm(x, dim=1), x.cumsum(1), i.cumsum(0), x.cumprod(-1),
             i.float().mean(1), x.std(2, keepdim=True), torch.count_nonzero(i, 1), torch.aminmax(x, dim=1),
             torch.sort(x, 1), torch.sort(torch.where(x > 1, float("nan"), x), 0, descending=True),
-            torch.sort(i, stable=True), torch.argsort(x, -1, True), torch.topk(x, 2), torch.topk(i, 1, 0, largest=False))
+            torch.sort(i, stable=True), torch.argsort(x, -1, True), torch.topk(x, 2),
+            torch.topk(i, 1, 0, largest=False))
 
 
 def test_reductions():
@@ -436,6 +437,17 @@ def test_every_aten_operator_in_the_table_exists():
         if name.startswith("aten."):
             _, op, overload = name.split(".")
             assert isinstance(getattr(getattr(torch.ops.aten, op), overload), torch._ops.OpOverload), name
+
+
+@pytest.mark.parametrize("dtype, tolerance", [(torch.bfloat16, 1.6e-2), (torch.float64, 1e-12)])
+def test_other_float_dtypes(dtype, tolerance):
+    """bf16 within its own precision (8 bits of mantissa), f64 kept as f64."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 8), nn.GELU(), nn.LayerNorm(8), nn.Linear(8, 3)).eval().to(dtype)
+    x = torch.randn(2, 4, dtype=dtype)
+    out = compiled(model, x)(x)
+    assert out.dtype == dtype
+    torch.testing.assert_close(out, model(x).detach(), rtol=tolerance, atol=tolerance)
 
 
 # Calling convention, options and errors ---------------------------------------------------------------------------

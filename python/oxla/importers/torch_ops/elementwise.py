@@ -17,7 +17,8 @@ from oxla.builder import Tensor
 from oxla.dialects import stablehlo as shlo
 from oxla.importers.torch_ops import translates
 from oxla.importers.torch_ops.lowering import (
-    Sym, broadcast, convert, dims_of, dtype_of, element, floor_divide, full, is_float, scalar)
+    Sym, broadcast, convert, dims_of, dtype_of, element, floor_divide, full, is_float, remainder_needs_adjusting,
+    scalar)
 
 
 def operands(cx, xs, dtype: str, dims=None) -> list[Tensor]:
@@ -58,10 +59,7 @@ def python_mod(x: Tensor, y: Tensor) -> Tensor:
     r = shlo.remainder(x, y)
     if x.dtype.startswith("ui"):
         return r
-    zero = like(r, 0)
-    adjust = shlo.and_(shlo.compare(r, zero, "NE"),
-                       shlo.compare(shlo.compare(r, zero, "LT"), shlo.compare(y, zero, "LT"), "NE"))
-    return shlo.select(adjust, shlo.add(r, y), r)
+    return shlo.select(remainder_needs_adjusting(r, y), shlo.add(r, y), r)
 
 
 def _ignoring_nan(build, x: Tensor, y: Tensor) -> Tensor:

@@ -403,13 +403,18 @@ def _fold(build, values):
     return out
 
 
+def remainder_needs_adjusting(r: Tensor, divisor: Tensor) -> Tensor:
+    """Where a truncated division's remainder is non-zero and its sign differs from the divisor's: where Python's
+    floor division is one less, and its modulo one divisor more."""
+    zero = broadcast(constant(0, r.dtype), dims_of(r))
+    return shlo.and_(shlo.compare(r, zero, "NE"),
+                     shlo.compare(shlo.compare(r, zero, "LT"), shlo.compare(divisor, zero, "LT"), "NE"))
+
+
 def floor_divide(a: Tensor, b: Tensor) -> Tensor:
     """Integer division rounding toward -infinity (same-typed operands)."""
     q = shlo.divide(a, b)
     if T.is_unsigned(T.element_type(a.dtype)):
         return q
-    r = shlo.remainder(a, b)
-    zero = broadcast(constant(0, a.dtype), dims_of(a))
-    adjust = shlo.and_(shlo.compare(r, zero, "NE"),
-                       shlo.compare(shlo.compare(r, zero, "LT"), shlo.compare(b, zero, "LT"), "NE"))
+    adjust = remainder_needs_adjusting(shlo.remainder(a, b), b)
     return shlo.select(adjust, shlo.subtract(q, broadcast(constant(1, a.dtype), dims_of(q))), q)
