@@ -50,16 +50,33 @@ def to_numpy(attr) -> np.ndarray:
     return parse_dense(str(attr).rsplit(" : ", 1)[0], shaped)
 
 
-def constant_value(op) -> np.ndarray:
-    """The value of a `stablehlo.constant`, for every element type.
+def value_text(op) -> tuple[str, str]:
+    """(the `dense<...>` literal, its type's text) of an op's `value` attribute.
 
-    Read from the op's printed form: the bindings cannot hand complex dense
-    attributes to Python at all.
+    Printed from the attribute itself; only complex values, which the
+    bindings cannot hand to Python, are cut from the op's generic form, whose
+    cost grows with the size of the enclosing function.
     """
-    text = op.get_asm(print_generic_op_form=True, assume_verified=True)
-    start = text.index("value = ") + len("value = ")
-    end = text.index("}>", start)
-    return parse_dense(text[start:end].rsplit(" : ", 1)[0], ir.ShapedType(op.results[0].type))
+    try:
+        literal, type_text = str(op.attributes["value"]).rsplit(" : ", 1)
+        return literal, type_text
+    except TypeError:
+        text = op.get_asm(print_generic_op_form=True, assume_verified=True)
+        start = text.index("value = ") + len("value = ")
+        depth, end = 0, start
+        for end in range(start, len(text)):
+            depth += {"<": 1, ">": -1}.get(text[end], 0)
+            if depth == 0 and text[end] == ">":
+                break
+        type_start = text.index(" : ", end) + 3
+        type_end = text.index("}>", type_start) if "}>" in text[type_start:] else len(text)
+        return text[start:end + 1], text[type_start:type_end].strip()
+
+
+def constant_value(op) -> np.ndarray:
+    """The value of a `stablehlo.constant`, for every element type."""
+    literal, _ = value_text(op)
+    return parse_dense(literal, ir.ShapedType(op.results[0].type))
 
 
 def parse_dense(text: str, shaped) -> np.ndarray:

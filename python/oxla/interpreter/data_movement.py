@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from oxla import ir
-from oxla.dialects.elements import constant_value, parse_dense
+from oxla.dialects.elements import constant_value, parse_dense, value_text
 from oxla.interpreter import attrs
 from oxla.interpreter.core import register
 from oxla.interpreter.types import DYNAMIC, info
@@ -33,14 +33,7 @@ def value_attribute(op, type_) -> np.ndarray:
     t = info(type_)
     if t.quant is None and op.name == "stablehlo.constant":
         return t.store(constant_value(op))
-    text = op.get_asm(print_generic_op_form=True, assume_verified=True)
-    start = text.index("value = ") + len("value = ")
-    depth, end = 0, start
-    for end in range(start, len(text)):
-        depth += {"<": 1, ">": -1}.get(text[end], 0)
-        if depth == 0 and text[end] == ">":
-            break
-    literal = text[start:end + 1]
+    literal, _ = value_text(op)
     if t.quant is None:
         return t.store(parse_dense(literal, ir.ShapedType(type_)))
     width = t.quant.storage.itemsize * 8

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from oxla import ir
-from oxla.dialects.elements import constant_value, parse_dense
+from oxla.dialects.elements import constant_value, parse_dense, value_text
 from oxla.dialects.stablehlo import attributes as A
 from oxla.dialects.stablehlo import quant_types as QT
 from oxla.dialects.stablehlo import types as T
@@ -181,8 +181,7 @@ def _constant_value_property(self) -> np.ndarray:
     try:
         return constant_value(self.operation)
     except (KeyError, TypeError):  # a quantized result: read the value with its own (storage) type
-        text = self.operation.get_asm(print_generic_op_form=True, assume_verified=True)
-        literal, value_type = text[text.index("value = ") + len("value = "):text.index("}>")].rsplit(" : ", 1)
+        literal, value_type = value_text(self.operation)
         return parse_dense(literal, ir.ShapedType(ir.Type.parse(value_type, ir.context())))
 
 

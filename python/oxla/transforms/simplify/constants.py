@@ -12,7 +12,7 @@ import numpy as np
 
 from oxla import ir
 from oxla.dialects import stablehlo as shlo
-from oxla.dialects.elements import parse_dense
+from oxla.dialects.elements import parse_dense, value_text
 from oxla.dialects.stablehlo.attributes import dense_text
 from oxla.dialects.stablehlo.types import element_of, ranked, shape_of, to_numpy_dtype
 from oxla.transforms.simplify.rule import defining, element_kind, rule, splat_of
@@ -49,9 +49,7 @@ def splat_scalar(value):
         return None
     element = element_of(value)
     try:
-        text = op.operation.get_asm(print_generic_op_form=True, assume_verified=True)
-        start = text.index("value = ") + len("value = ")
-        literal = text[start:text.index("}>", start)].rsplit(" : ", 1)[0]
+        literal, _ = value_text(op.operation)
         return parse_dense(literal, ranked([], element))
     except (ValueError, KeyError, IndexError, TypeError):
         pass
