@@ -6,13 +6,19 @@
 
 // CHECK:      Python passes (oxla):
 // CHECK-NEXT:   --oxla-canonicalize-scatter{{ +}}- Rewrites stablehlo.scatter into the [batch, index] / [batch, window...] form IREE lowers.
-// CHECK-NEXT:   --oxla-dce{{ +}}- Removes unused side-effect-free ops and unreferenced private functions.
+// CHECK-NEXT:   --oxla-dce{{ +}}- Removes unused side-effect-free ops, unused results of multi-result ops and unreferenced private functions.
 // CHECK-NEXT:       functions=<bool> (default true)
+// CHECK-NEXT:       results=<bool> (default true) - also drop unused results of reduce, reduce_window, sort, while, if and case
 // CHECK-NEXT:   --oxla-drop-identity-bitcasts{{ +}}- Removes stablehlo.bitcast_convert ops whose result type is their operand's (IREE crashes on complex ones).
 // CHECK-NEXT:   --oxla-expand-math{{ +}}- Expands sin, cos, tan, atan2, tanh, cbrt, pow, expm1, log1p (and complex exp, log...) into libm-free f64 math.
 // CHECK-NEXT:       backends=<list> (default llvm-cpu)
 // CHECK-NEXT:       ops=<list> (default )
 // CHECK-NEXT:       decompose-chlo=<bool> (default true)
+// CHECK-NEXT:   --oxla-fold-constants{{ +}}- Evaluates pure StableHLO ops whose operands are all constants and replaces them by constants.
+// CHECK-NEXT:       max-elements=<int> (default 1000000) - never create constants holding more elements than this (per folded op)
+// CHECK-NEXT:   --oxla-hlo-opt{{ +}}- Simplifies, folds, canonicalizes, CSEs and DCEs StableHLO, round after round, until nothing changes.
+// CHECK-NEXT:       max-iterations=<int> (default 8) - the most rounds to run
+// CHECK-NEXT:       fast-math=<bool> (default false) - also apply simplifications that change NaN, infinity, -0.0 or rounding results
 // CHECK-NEXT:   --oxla-legalize-fft{{ +}}- Rewrites stablehlo.fft forms IREE rejects (several dims, lengths not a power of two, f64) as DFT matmuls.
 // CHECK-NEXT:   --oxla-legalize-select-and-scatter{{ +}}- Rewrites stablehlo.select_and_scatter (which IREE does not lower) as reduce_window + scatter.
 // CHECK-NEXT:   --oxla-legalize-top-k{{ +}}- Rewrites chlo.top_k as a sort that breaks ties by index and slices, so equal values keep their order.
@@ -21,6 +27,10 @@
 // CHECK-NEXT:   --oxla-print-op-stats{{ +}}- Prints the number of ops per dialect and per op name (to stderr, or appended to `output`).
 // CHECK-NEXT:       json=<bool> (default false)
 // CHECK-NEXT:       output=<str> (default -)
+// CHECK-NEXT:   --oxla-simplify-stablehlo{{ +}}- Applies XLA-style algebraic simplifications to StableHLO (exact ones; fast-math adds the relaxed ones).
+// CHECK-NEXT:       fast-math=<bool> (default false) - also apply rules that change NaN, infinity, -0.0 or rounding results
+// CHECK-NEXT:       strict=<bool> (default false) - raise instead of declining when a rule fails on an op (for testing rules)
+// CHECK-NEXT:       only=<list> (default ) - apply only these rules (by name)
 // CHECK-NEXT:   --oxla-split-complex-constants{{ +}}- Rewrites complex<f64> constants as stablehlo.complex of two f64 constants (IREE crashes on them).
 // CHECK-NEXT:   --oxla-strip-locations{{ +}}- Replaces the locations of all ops and block arguments with unknown locations.
 // CHECK-NEXT: Native passes (MLIR/IREE):

@@ -1,5 +1,5 @@
 // Identities of oxla-simplify-stablehlo. Each case names its rule: `applies` cases must be rewritten,
-// `keeps` cases must stay; test/python/transforms/test_simplify_rules.py also evaluates every case
+// `keeps` cases must stay; test/python/test_simplify_rules.py also evaluates every case
 // before and after the pass on random and special inputs.
 // RUN: oxla-opt %s --split-input-file --oxla-simplify-stablehlo=strict=true | FileCheck %s
 // RUN: oxla-opt %s --split-input-file --oxla-simplify-stablehlo="strict=true fast-math=true" | FileCheck %s --check-prefix=FAST
