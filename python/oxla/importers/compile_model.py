@@ -16,9 +16,10 @@ _IMPORTERS = (
 
 def _framework_of(model) -> str:
     """"jax", "torch" or "onnx" from where the model's type (or a jitted function's wrapper) comes from."""
-    kind = type(model).__module__.split(".")[0]
-    if kind in ("jax", "jaxlib", "torch", "onnx"):
-        return "jax" if kind == "jaxlib" else kind
+    for cls in type(model).__mro__:  # a user's nn.Module subclass is torch's through its bases
+        kind = cls.__module__.split(".")[0]
+        if kind in ("jax", "jaxlib", "torch", "onnx"):
+            return "jax" if kind == "jaxlib" else kind
     if isinstance(model, (bytes, bytearray)):
         return "jax"  # a serialized portable artifact (jax.export)
     if callable(model):

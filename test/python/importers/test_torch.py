@@ -633,3 +633,12 @@ def test_import_without_torch_names_the_extra(monkeypatch):
     with pytest.raises(ImportError, match=r"pip install 'oxla\[torch\]'"):
         importlib.import_module("oxla.importers.torch")
 
+
+
+def test_compile_model_recognises_a_users_module_subclass():
+    class Scale(nn.Module):
+        def forward(self, x):
+            return x * 2.0 + 1.0
+
+    x = torch.randn(2, 3)
+    torch.testing.assert_close(oxla.compile_model(Scale().eval(), x)(x), x * 2.0 + 1.0)
