@@ -86,6 +86,7 @@ class Artifact:
     signatures: dict[str, FunctionSignature]
     phase_seconds: dict[str, float] = field(default_factory=dict)
     optimized: bool = False  # whether oxla-hlo-opt ran on the program first (compile's optimize=)
+    flag_set: str = ""  # which of the target's default flag sets compiled it (Target.flag_sets)
 
     @property
     def driver(self) -> str:
@@ -295,6 +296,38 @@ def device_target(target: Target, chip: str) -> str:
         scratch.close()
 
 
+def _session_flags(all_flags: list[str], target: Target) -> list[str]:
+    """The flags for the session: the target, its chip and options live in the module (see device_target)."""
+    in_module = _RESERVED_FLAGS + (target.chip_flag,) + tuple(o.split("=")[0] for o in target.options)
+    return [f for f in all_flags if not f.startswith(in_module)]
+
+
+def _run_phases(compiler: _Compiler, module, target: Target, span: tuple[int, int], hooks, times: dict,
+                all_flags: list[str], at: int, flag_sets: list) -> tuple[object, str]:
+    """Runs the phases with the first flag set, and again with each next one while IREE fails past its input.
+
+    all_flags[at:] starts with the set in use and is rewritten in place to the
+    one that compiled. Returns (the compiled module, the set's name); when
+    every set fails, raises the first set's error.
+    """
+    start, last = span
+    pristine = ir.to_bytecode(module) if len(flag_sets) > 1 else None
+    first_error = None
+    for index, (name, chosen) in enumerate(flag_sets):
+        if index:
+            all_flags[at:at + len(flag_sets[index - 1][1])] = chosen
+            compiler.use_flags(_session_flags(all_flags, target))
+            module = ir.parse(pristine)
+        try:
+            compiler.run_phases(module, start, last, hooks, times)
+            return module, name
+        except CompileError as exc:
+            first_error = first_error or exc
+            if index + 1 == len(flag_sets) or phase_index(exc.phase) < phase_index("global-optimization"):
+                raise first_error from None
+    raise AssertionError("unreachable")
+
+
 def compile(
     source,
     target: str = "llvm-cpu",
@@ -320,6 +353,11 @@ def compile(
     (INPUT_LEGALIZATION); optimize=False skips oxla's StableHLO optimizer
     (OPTIMIZATION, timed as phase_seconds['oxla-hlo-opt']). Returns an
     Artifact (or the module with compile_to).
+
+    The target's default flag sets (Target.flag_sets: for llvm-cpu O3 and
+    data tiling) come before opt_level and flags, which override them. When
+    IREE fails with a set past its input phase, the phases run again with the
+    next; Artifact.flag_set names the one that compiled.
     """
     tgt, chip = resolve(target)
     chip = cpu or gpu or chip or tgt.default_chip
@@ -333,6 +371,9 @@ def compile(
     all_flags = tgt.flags(chip)
     keep = tgt.keep_f64 if keep_f64 is None else keep_f64
     all_flags.append(f"--iree-input-demote-f64-to-f32={'false' if keep else 'true'}")
+    flag_sets = list(tgt.flag_sets) or [("", ())]
+    defaults_at = len(all_flags)
+    all_flags.extend(flag_sets[0][1])
     if opt_level:
         all_flags.append(f"--iree-opt-level={opt_level}")
     all_flags.extend(flags)
@@ -345,7 +386,7 @@ def compile(
 
     compiler = _compiler()
     # The target is set in the module (see device_target); the session gets the rest.
-    compiler.use_flags([f for f in all_flags if not f.startswith(_RESERVED_FLAGS + (tgt.chip_flag,))])
+    compiler.use_flags(_session_flags(all_flags, tgt))
     if start < phase_index("preprocessing"):
         _assign_device(module, tgt, chip)
     times: dict[str, float] = {}
@@ -357,10 +398,11 @@ def compile(
     if start == 0 and legalize:
         transforms.run(module, INPUT_LEGALIZATION)
     last = min(stop, phase_index("vm"))
-    compiler.run_phases(module, start, last, boundaries, times)
+    module, flag_set = _run_phases(compiler, module, tgt, (start, last), boundaries, times,
+                                   all_flags, defaults_at, flag_sets)
     if compile_to and stop <= phase_index("vm"):
         return module
     began = time.perf_counter()
     vmfb = compiler.vm_bytecode(module)
     times["end"] = time.perf_counter() - began
-    return Artifact(vmfb, tgt, chip, all_flags, sigs, times, optimized)
+    return Artifact(vmfb, tgt, chip, all_flags, sigs, times, optimized, flag_set)

@@ -3,7 +3,8 @@
 A row names the IREE device the module is assigned to, the session flag that
 picks the chip (CPU model, Vulkan profile, CUDA SM, AMD GFX), its default,
 the chips known to compile with the pinned compiler, and the runtime driver
-that runs the result.
+that runs the result. A row may also carry options that shape its executable
+target and the compiler flag sets oxla.compile uses by default, best first.
 """
 
 from __future__ import annotations
@@ -23,6 +24,12 @@ class Target:
     driver: str  # oxla.runtime device that runs the result
     keep_f64: bool  # compile f64 as f64 (IREE demotes it to f32 unless told otherwise)
     summary: str
+    # Flags that shape the executable target itself: resolved with the chip into the
+    # module's #hal.executable.target (IREE reads them once per session, not per compile).
+    options: tuple[str, ...] = ()
+    # Named compiler flag sets, best first: oxla.compile uses the first, and when IREE fails
+    # with it past the input phase (a code-generation limit, not a bad program) the next.
+    flag_sets: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     def flags(self, chip: str | None = None) -> list[str]:
         """The iree-compile flags that select this target and chip."""
@@ -30,7 +37,30 @@ class Target:
             f"--iree-hal-target-device={self.device}",
             *(["--iree-hal-local-target-device-backends=llvm-cpu"] if self.device == "local" else []),
             f"{self.chip_flag}={chip or self.default_chip}",
+            *self.options,
         ]
+
+
+# llvm-cpu's defaults, measured on the zoo of tools/bench (docs/performance.md, "oxla's
+# llvm-cpu defaults"; ratios are latency / XLA's, one thread). IREE's own (O0, no data
+# tiling) run the zoo at 2.5x XLA on the host CPU (13x on its default generic one).
+LLVM_CPU_OPTIONS = (
+    # IREE's 32 KiB limit fails 7 in 10 compiles of the data-tiled transformer block
+    # (iree-compile is not deterministic: 32,832 bytes when it fails); 64 KiB, never.
+    # Dispatches run on the caller's thread or on task workers with 128 KiB stacks.
+    "--iree-llvmcpu-stack-allocation-limit=65536",
+)
+LLVM_CPU_FLAG_SETS = (
+    ("o3-data-tiling", (
+        "--iree-opt-level=O3",  # fuses elementwise chains and reductions: 3.4x -> 1.0-1.4x on those
+        "--iree-opt-data-tiling=true",  # packed matmul operands: GEMMs and the MLP 2.5x-4.5x -> 0.9x-1.15x
+        # Global optimization at O2 and above folds BERT's head transposes into its
+        # matmuls, which then run slower (1.21x instead of 0.92x); O1 keeps the rest of O3.
+        "--iree-global-optimization-opt-level=O1",
+    )),
+    ("data-tiling", ("--iree-opt-data-tiling=true",)),
+    ("iree-defaults", ()),
+)
 
 
 TARGETS: dict[str, Target] = {
@@ -41,6 +71,7 @@ TARGETS: dict[str, Target] = {
             ("host", "generic", "x86-64-v3", "x86-64-v4", "znver4", "znver5", "skylake-avx512", "neoverse-v2"),
             "local-task", True,
             "native code for this machine's CPU (host features detected); cpu='generic' for any x86-64",
+            LLVM_CPU_OPTIONS, LLVM_CPU_FLAG_SETS,
         ),
         Target(
             "vulkan-spirv", "vulkan", "--iree-vulkan-target", "vp_android_baseline_2022",
