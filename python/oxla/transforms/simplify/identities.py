@@ -64,32 +64,42 @@ def _pairs(op):
     return ((x, y), (y, x))
 
 
+_BITS = ("int", "bool")
+
+
+def _identity_element(op, rw, kinds, is_identity) -> bool:
+    """x op e -> x for a commutative op on elements of `kinds`, when either operand satisfies `is_identity`."""
+    if element_kind(op.operands[0]) not in kinds:
+        return False
+    for value, other in _pairs(op):
+        if is_identity(other):
+            return _replace_if_same_type(op, rw, value)
+    return False
+
+
+def _absorbing_element(op, rw, kinds, is_absorbing) -> bool:
+    """x op z -> z for a commutative op on elements of `kinds`, when either operand satisfies `is_absorbing`."""
+    if element_kind(op.operands[0]) not in kinds:
+        return False
+    for _, other in _pairs(op):
+        if is_absorbing(other):
+            return _replace_if_same_type(op, rw, other)
+    return False
+
+
 # -- add ---------------------------------------------------------------------------------------------------------
 
 @rule("stablehlo.add", family=FAMILY)
 def add_zero(op, rw) -> bool:
     """x + 0 -> x for integers and booleans, and x + (-0.0) -> x for floats (x + 0.0 turns -0.0 into +0.0)."""
-    x, y = op.operands
-    kind = element_kind(x)
-    if kind not in ("int", "bool", "float"):
-        return False
-    zero = -0.0 if kind == "float" else 0
-    for value, other in ((x, y), (y, x)):
-        if is_exactly(other, zero):
-            return _replace_if_same_type(op, rw, value)
-    return False
+    return _identity_element(op, rw, ("int", "bool", "float"),
+                             lambda v: is_exactly(v, -0.0 if element_kind(v) == "float" else 0))
 
 
 @rule("stablehlo.add", family=FAMILY, fast_math=True)
 def add_positive_zero_fast(op, rw) -> bool:
     """x + 0.0 -> x for floats under fast-math (exact except that -0.0 + 0.0 is +0.0)."""
-    x, y = op.operands
-    if element_kind(x) != "float":
-        return False
-    for value, other in ((x, y), (y, x)):
-        if is_exactly(other, 0.0):
-            return _replace_if_same_type(op, rw, value)
-    return False
+    return _identity_element(op, rw, ("float",), lambda v: is_exactly(v, 0.0))
 
 
 # -- multiply ----------------------------------------------------------------------------------------------------
@@ -98,51 +108,26 @@ def add_positive_zero_fast(op, rw) -> bool:
 def multiply_one(op, rw) -> bool:
     """x * 1 -> x for integers, booleans and floats (1.0 * NaN is NaN, 1.0 * -0.0 is -0.0)."""
     # Complex (a + bi) * (1 + 0i) computes a*1 - b*0: +0.0 for a = b = -0.0, NaN for b = inf.
-    x, y = op.operands
-    if element_kind(x) not in ("int", "bool", "float"):
-        return False
-    for value, other in ((x, y), (y, x)):
-        if is_exactly(other, 1):
-            return _replace_if_same_type(op, rw, value)
-    return False
+    return _identity_element(op, rw, ("int", "bool", "float"), lambda v: is_exactly(v, 1))
 
 
 @rule("stablehlo.multiply", family=FAMILY, fast_math=True)
 def multiply_one_fast(op, rw) -> bool:
     """Complex x * 1 -> x under fast-math (the cross terms turn infinite parts into NaN, -0.0 into +0.0)."""
-    x, y = op.operands
-    if element_kind(x) != "complex":
-        return False
-    for value, other in ((x, y), (y, x)):
-        if is_exactly(other, 1):
-            return _replace_if_same_type(op, rw, value)
-    return False
+    return _identity_element(op, rw, ("complex",), lambda v: is_exactly(v, 1))
 
 
 @rule("stablehlo.multiply", family=FAMILY)
 def multiply_zero(op, rw) -> bool:
     """x * 0 -> 0 for integers and booleans (exact: no NaN or infinity; floats need fast-math)."""
-    x, y = op.operands
-    if element_kind(x) not in ("int", "bool"):
-        return False
-    for _, other in _pairs(op):
-        if is_exactly(other, 0):
-            return _replace_if_same_type(op, rw, other)
-    return False
+    return _absorbing_element(op, rw, _BITS, lambda v: is_exactly(v, 0))
 
 
 @rule("stablehlo.multiply", family=FAMILY, fast_math=True)
 def multiply_zero_fast(op, rw) -> bool:
     """Float or complex x * 0 -> 0 under fast-math (NaN * 0 and inf * 0 are NaN, -1.0 * 0.0 is -0.0)."""
-    x, y = op.operands
-    kind = element_kind(x)
-    if kind not in ("float", "complex"):
-        return False
-    for _, other in _pairs(op):
-        if (kind == "float" and (is_exactly(other, 0.0) or is_exactly(other, -0.0))) or (
-                kind == "complex" and _is_complex_zero(other)):
-            return _replace_if_same_type(op, rw, other)
-    return False
+    return _absorbing_element(op, rw, ("float", "complex"), lambda v: _is_complex_zero(v) if element_kind(v) == "complex"
+                              else is_exactly(v, 0.0) or is_exactly(v, -0.0))
 
 
 # -- subtract ----------------------------------------------------------------------------------------------------
@@ -221,25 +206,13 @@ def _bits(x) -> bool:
 @rule("stablehlo.and", family=FAMILY)
 def and_zero(op, rw) -> bool:
     """x & 0 -> 0 for integers and booleans (every bit cleared)."""
-    x, _ = op.operands
-    if not _bits(x):
-        return False
-    for _, other in _pairs(op):
-        if is_exactly(other, 0):
-            return _replace_if_same_type(op, rw, other)
-    return False
+    return _absorbing_element(op, rw, _BITS, lambda v: is_exactly(v, 0))
 
 
 @rule("stablehlo.and", family=FAMILY)
 def and_all_ones(op, rw) -> bool:
     """x & ~0 -> x for integers and booleans (every bit kept)."""
-    x, _ = op.operands
-    if not _bits(x):
-        return False
-    for value, other in _pairs(op):
-        if _is_all_ones(other):
-            return _replace_if_same_type(op, rw, value)
-    return False
+    return _identity_element(op, rw, _BITS, _is_all_ones)
 
 
 @rule("stablehlo.and", family=FAMILY)
@@ -252,25 +225,13 @@ def and_self(op, rw) -> bool:
 @rule("stablehlo.or", family=FAMILY)
 def or_zero(op, rw) -> bool:
     """x | 0 -> x for integers and booleans (every bit kept)."""
-    x, _ = op.operands
-    if not _bits(x):
-        return False
-    for value, other in _pairs(op):
-        if is_exactly(other, 0):
-            return _replace_if_same_type(op, rw, value)
-    return False
+    return _identity_element(op, rw, _BITS, lambda v: is_exactly(v, 0))
 
 
 @rule("stablehlo.or", family=FAMILY)
 def or_all_ones(op, rw) -> bool:
     """x | ~0 -> ~0 for integers and booleans (every bit set)."""
-    x, _ = op.operands
-    if not _bits(x):
-        return False
-    for _, other in _pairs(op):
-        if _is_all_ones(other):
-            return _replace_if_same_type(op, rw, other)
-    return False
+    return _absorbing_element(op, rw, _BITS, _is_all_ones)
 
 
 @rule("stablehlo.or", family=FAMILY)
@@ -292,13 +253,7 @@ def xor_self(op, rw) -> bool:
 @rule("stablehlo.xor", family=FAMILY)
 def xor_zero(op, rw) -> bool:
     """x ^ 0 -> x for integers and booleans (every bit kept)."""
-    x, _ = op.operands
-    if not _bits(x):
-        return False
-    for value, other in _pairs(op):
-        if is_exactly(other, 0):
-            return _replace_if_same_type(op, rw, value)
-    return False
+    return _identity_element(op, rw, _BITS, lambda v: is_exactly(v, 0))
 
 
 # -- unary involutions ----------------------------------------------------------------------------------------------
