@@ -20,7 +20,7 @@ def test_the_importer_coverage_doc_is_current():
     installed = ", ".join(f"{k} {v}" for k, v in coverage.framework_versions().items())
     if recorded != installed:
         pytest.skip(f"the doc lists {recorded}; installed here: {installed}")
-    assert text == coverage.markdown(), "run python tools/gen_importer_coverage.py"
+    assert text == coverage.markdown(), "run python tools/gen_coverage.py"
 
 
 def test_every_importer_lists_supported_operators():

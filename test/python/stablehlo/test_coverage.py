@@ -34,7 +34,7 @@ def test_classes_and_builders_are_exported_once():
 
 def test_the_coverage_doc_is_current():
     with open(os.path.join(ROOT, "docs", "stablehlo_ops.md"), encoding="utf-8") as f:
-        assert f.read() == coverage.markdown(), "run python tools/gen_op_coverage.py"
+        assert f.read() == coverage.markdown(), "run python tools/gen_coverage.py"
 
 
 def _program_files():
