@@ -146,3 +146,37 @@ def test_f64_kept_or_demoted_per_compile():
     assert "f64" in types_after_input(True)
     assert "f64" not in types_after_input(False)
     assert "f64" in types_after_input(True)
+
+
+def test_a_failure_past_the_input_phase_retries_with_the_next_flag_set(monkeypatch):
+    from oxla.pipelines import compiler as compiler_module
+
+    real = compiler_module._Compiler.run_phases
+    seen = []
+
+    def fail_first_set(self, module, start, stop, hooks, times):
+        seen.append(1)
+        if len(seen) == 1:
+            raise CompileError("dispatch-creation", [])
+        return real(self, module, start, stop, hooks, times)
+
+    monkeypatch.setattr(compiler_module._Compiler, "run_phases", fail_first_set)
+    artifact = compile(MLP)
+    assert len(seen) == 2
+    assert artifact.flag_set == TARGETS["llvm-cpu"].flag_sets[1][0]
+    assert "--iree-opt-level=O3" not in artifact.flags and "--iree-opt-data-tiling=true" in artifact.flags
+
+
+def test_a_failure_in_the_input_phase_is_not_retried(monkeypatch):
+    from oxla.pipelines import compiler as compiler_module
+
+    calls = []
+
+    def fail(self, module, start, stop, hooks, times):
+        calls.append(1)
+        raise CompileError("input", [])
+
+    monkeypatch.setattr(compiler_module._Compiler, "run_phases", fail)
+    with pytest.raises(CompileError, match="phase 'input'"):
+        compile(MLP)
+    assert len(calls) == 1
