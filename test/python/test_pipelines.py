@@ -2,6 +2,7 @@
 
 import os
 
+import numpy as np
 import pytest
 
 import oxla
@@ -180,3 +181,16 @@ def test_a_failure_in_the_input_phase_is_not_retried(monkeypatch):
     with pytest.raises(CompileError, match="phase 'input'"):
         compile(MLP)
     assert len(calls) == 1
+
+
+def test_programs_with_complex_values_compile_without_data_tiling():
+    src = ("func.func @main(%a: tensor<4x4xcomplex<f64>>) -> tensor<4x4xcomplex<f64>> {\n"
+           "  %0 = stablehlo.dot_general %a, %a, contracting_dims = [1] x [0] : "
+           "(tensor<4x4xcomplex<f64>>, tensor<4x4xcomplex<f64>>) -> tensor<4x4xcomplex<f64>>\n"
+           "  return %0 : tensor<4x4xcomplex<f64>>\n}")
+    artifact = compile(src)
+    assert artifact.flag_set == "o3" and "--iree-opt-data-tiling=true" not in artifact.flags
+    assert compile(MLP).flag_set == TARGETS["llvm-cpu"].flag_sets[0][0]
+    a = (np.arange(16) + 1j * np.arange(16)[::-1]).reshape(4, 4)
+    from oxla import runtime
+    np.testing.assert_allclose(runtime.load(artifact).main(a), a @ a)

@@ -302,6 +302,18 @@ def _session_flags(all_flags: list[str], target: Target) -> list[str]:
     return [f for f in all_flags if not f.startswith(in_module)]
 
 
+def _has_complex(module) -> bool:
+    """Whether any value of the program has a complex element type (some IREE flags crash on them)."""
+    found = []
+
+    def visit(op):
+        if not found and any("complex<" in str(r.type) for r in op.results):
+            found.append(op)
+
+    ir.walk(module, visit)
+    return bool(found)
+
+
 def _run_phases(compiler: _Compiler, module, target: Target, span: tuple[int, int], hooks, times: dict,
                 all_flags: list[str], at: int, flag_sets: list) -> tuple[object, str]:
     """Runs the phases with the first flag set, and again with each next one while IREE fails past its input.
@@ -368,17 +380,17 @@ def compile(
     for flag in flags:
         if flag.startswith(_RESERVED_FLAGS):
             raise ValueError(f"{flag.split('=')[0]} is set by target=; pass target='{tgt.name}' instead")
+    module = _as_module(source)
     all_flags = tgt.flags(chip)
     keep = tgt.keep_f64 if keep_f64 is None else keep_f64
     all_flags.append(f"--iree-input-demote-f64-to-f32={'false' if keep else 'true'}")
-    flag_sets = list(tgt.flag_sets) or [("", ())]
+    flag_sets = tgt.flag_sets_for(_has_complex(module))
     defaults_at = len(all_flags)
     all_flags.extend(flag_sets[0][1])
     if opt_level:
         all_flags.append(f"--iree-opt-level={opt_level}")
     all_flags.extend(flags)
 
-    module = _as_module(source)
     sigs = signatures(module)
     boundaries: dict[int, list[Hook]] = {}
     for key, value in (hooks or {}).items():

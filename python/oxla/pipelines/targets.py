@@ -30,6 +30,12 @@ class Target:
     # Named compiler flag sets, best first: oxla.compile uses the first, and when IREE fails
     # with it past the input phase (a code-generation limit, not a bad program) the next.
     flag_sets: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # The flag sets for programs with complex values, when they differ (see LLVM_CPU_COMPLEX_FLAG_SETS).
+    complex_flag_sets: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+    def flag_sets_for(self, has_complex: bool) -> list[tuple[str, tuple[str, ...]]]:
+        """The flag sets to try, best first, for a program with or without complex values."""
+        return list(self.complex_flag_sets if has_complex and self.complex_flag_sets else self.flag_sets) or [("", ())]
 
     def flags(self, chip: str | None = None) -> list[str]:
         """The iree-compile flags that select this target and chip."""
@@ -61,6 +67,13 @@ LLVM_CPU_FLAG_SETS = (
     ("data-tiling", ("--iree-opt-data-tiling=true",)),
     ("iree-defaults", ()),
 )
+# IREE 3.13's data tiling crashes iree-compile itself (a segfault, which no fallback can catch) on
+# complex<f64> contractions, such as a legalized complex triangular_solve: programs with complex
+# values compile without it.
+LLVM_CPU_COMPLEX_FLAG_SETS = (
+    ("o3", tuple(f for f in LLVM_CPU_FLAG_SETS[0][1] if f != "--iree-opt-data-tiling=true")),
+    ("iree-defaults", ()),
+)
 
 
 TARGETS: dict[str, Target] = {
@@ -71,7 +84,7 @@ TARGETS: dict[str, Target] = {
             ("host", "generic", "x86-64-v3", "x86-64-v4", "znver4", "znver5", "skylake-avx512", "neoverse-v2"),
             "local-task", True,
             "native code for this machine's CPU (host features detected); cpu='generic' for any x86-64",
-            LLVM_CPU_OPTIONS, LLVM_CPU_FLAG_SETS,
+            LLVM_CPU_OPTIONS, LLVM_CPU_FLAG_SETS, LLVM_CPU_COMPLEX_FLAG_SETS,
         ),
         Target(
             "vulkan-spirv", "vulkan", "--iree-vulkan-target", "vp_android_baseline_2022",
