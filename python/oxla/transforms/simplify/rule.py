@@ -25,9 +25,7 @@ from typing import Callable
 import numpy as np
 
 from oxla import ir
-from oxla.dialects import stablehlo as shlo
 from oxla.dialects.elements import constant_value
-from oxla.dialects.stablehlo.types import element_of, shape_of, to_numpy_dtype
 
 
 @dataclass(frozen=True)
@@ -154,6 +152,9 @@ def is_exactly(value, number) -> bool:
 
 def full_like(op, value, number):
     """A splat constant of `value`'s type holding `number`, built at `op`; None for dynamic shapes or odd types."""
+    from oxla.dialects import stablehlo as shlo  # imported when a rule first builds: oxla-opt starts faster
+    from oxla.dialects.stablehlo.types import element_of, shape_of, to_numpy_dtype
+
     dims = shape_of(value)
     try:
         dtype = to_numpy_dtype(element_of(value))
