@@ -76,6 +76,29 @@ def _optimization_barrier(op, c):
     return lambda *values: results(op, list(values))
 
 
+class Future:
+    """What async_start gives: the results of its body, which the interpreter computes at once."""
+
+    __slots__ = ("values",)
+
+    def __init__(self, values: list):
+        self.values = values
+
+
+@register("stablehlo.async_start", stateful=True, storage=True)
+def _async_start(op, c):
+    """Runs the body now (the spec lets a backend run it synchronously); the future holds its results."""
+    body = c.region(op, 0)
+    takes_operands = len(op.regions[0].blocks[0].arguments) > 0
+    return lambda state, *values: Future(body.run(state, list(values) if takes_operands else []))
+
+
+@register("stablehlo.async_done", storage=True)
+def _async_done(op, c):
+    """The results the future holds."""
+    return lambda future: results(op, list(future.values))
+
+
 @register("stablehlo.tuple", storage=True)
 def _tuple(op, c):
     return lambda *values: tuple(values)

@@ -136,7 +136,7 @@ class TypeInfo:
     """What the interpreter needs to know about one MLIR type."""
 
     text: str
-    kind: str  # "tensor", "token" or "tuple"
+    kind: str  # "tensor", "token", "tuple" or "future" (async_start's result)
     element: str = ""
     shape: tuple[int, ...] | None = None  # DYNAMIC for unknown dims; None when unranked
     dtype: np.dtype | None = None  # the dtype ops compute in (the expressed type when quantized)
@@ -220,6 +220,8 @@ def _info(t) -> TypeInfo:
     text = str(t)
     if text == "!stablehlo.token":
         return TypeInfo(text, "token")
+    if text.startswith("!stablehlo.future<"):
+        return TypeInfo(text, "future")
     if isinstance(t, ir.TupleType):
         tt = ir.TupleType(t)
         return TypeInfo(text, "tuple", members=tuple(info(tt.get_type(i)) for i in range(tt.num_types)))

@@ -98,3 +98,26 @@ def test_a_failing_process_stops_the_others():
 }"""
     with pytest.raises(NotImplementedError, match="arith.addi"):
         interpreter.evaluate(text, "main", np.array([1, 2]), replicas=2)
+
+
+def test_async_start_and_done_around_a_collective_and_a_slice():
+    text = """func.func @main(%x: tensor<1x2xi64>) -> (tensor<2x2xi64>, tensor<1x1xi64>) {
+  %f = "stablehlo.async_start"(%x) ({
+  ^bb0(%a: tensor<1x2xi64>):
+    %g = "stablehlo.all_gather"(%a) {all_gather_dim = 0 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>}
+        : (tensor<1x2xi64>) -> tensor<2x2xi64>
+    "stablehlo.return"(%g) : (tensor<2x2xi64>) -> ()
+  }) : (tensor<1x2xi64>) -> !stablehlo.future<tensor<2x2xi64>>
+  %s = "stablehlo.async_start"(%x) ({
+  ^bb0(%a: tensor<1x2xi64>):
+    %t = "stablehlo.slice"(%a) {start_indices = array<i64: 0, 1>, limit_indices = array<i64: 1, 2>,
+        strides = array<i64: 1, 1>} : (tensor<1x2xi64>) -> tensor<1x1xi64>
+    "stablehlo.return"(%t) : (tensor<1x1xi64>) -> ()
+  }) : (tensor<1x2xi64>) -> !stablehlo.future<tensor<1x1xi64>>
+  %r = "stablehlo.async_done"(%f) : (!stablehlo.future<tensor<2x2xi64>>) -> tensor<2x2xi64>
+  %q = "stablehlo.async_done"(%s) : (!stablehlo.future<tensor<1x1xi64>>) -> tensor<1x1xi64>
+  return %r, %q : tensor<2x2xi64>, tensor<1x1xi64>
+}"""
+    out = interpreter.evaluate(text, "main", np.array([[1, 2]]), replicas=2)
+    assert [o[0].tolist() for o in out] == [[[1, 2], [1, 2]]] * 2
+    assert [o[1].tolist() for o in out] == [[[2]]] * 2
