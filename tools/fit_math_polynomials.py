@@ -11,6 +11,9 @@ with the weight that turns its error into the relative error of the whole
 function. For each precision tier ("f64": results of f64 ops, "f32": results
 that are rounded to f32 or narrower) the smallest degree whose error, with
 the coefficients rounded to doubles, stays under the tier's target is kept.
+The "f32-ops" tier serves kernels that compute in f32 itself (fast paths,
+within two ulps): its coefficients are rounded to f32, and only the fits that
+name it get one.
 """
 
 from __future__ import annotations
@@ -23,11 +26,15 @@ from dataclasses import dataclass
 from typing import Callable
 
 import mpmath as mp
+import numpy as np
 
 mp.mp.dps = 80
 # Target relative error of each fit (before its coefficients are rounded to
 # doubles) per tier: well under an ulp of the tier's results.
-TIERS = {"f64": mp.mpf(2) ** -60, "f32": mp.mpf(2) ** -46}
+TIERS = {"f64": mp.mpf(2) ** -60, "f32": mp.mpf(2) ** -46, "f32-ops": mp.mpf(2) ** -27}
+# How each tier's coefficients are stored: the precision its kernels compute in.
+ROUNDING = {"f64": float, "f32": float, "f32-ops": lambda c: float(np.float32(float(c)))}
+DOUBLE_TIERS = ("f64", "f32")
 KERNELS = os.path.join(os.path.dirname(__file__), "..", "python", "oxla", "transforms", "math_kernels.py")
 BEGIN, END = "# BEGIN GENERATED TABLES", "# END GENERATED TABLES"
 TINY = mp.mpf(10) ** -30  # removable singularities at 0 are evaluated here
@@ -43,6 +50,7 @@ class Fit:
     target: Callable
     weight: Callable
     doc: str
+    tiers: tuple[str, ...] = DOUBLE_TIERS
 
 
 def _root(z):
@@ -71,7 +79,11 @@ FITS = [
     Fit("expm1", -0.3467, 0.3467,
         lambda r: (mp.expm1(_nonzero(r)) - _nonzero(r) - _nonzero(r) ** 2 / 2) / _nonzero(r) ** 3,
         lambda r: _nonzero(r) ** 3 / mp.expm1(_nonzero(r)),
-        "expm1(r) = r + r^2/2 + r^3 * P(r), |r| <= log(2)/2"),
+        "expm1(r) = r + r^2/2 + r^3 * P(r), |r| <= log(2)/2", DOUBLE_TIERS + ("f32-ops",)),
+    Fit("tanh", 0.0, 0.625 ** 2,
+        lambda z: (mp.tanh(_root(z)) - _root(z)) / _root(z) ** 3,
+        lambda z: _root(z) ** 3 / mp.tanh(_root(z)),
+        "tanh(a) = a + a^3 * P(a^2), |a| <= 0.625", ("f32-ops",)),
     Fit("log", 0.0, 0.1716 ** 2,
         lambda z: (2 * mp.atanh(_root(z)) - 2 * _root(z) - 2 * _root(z) ** 3 / 3) / _root(z) ** 5,
         lambda z: _root(z) ** 5 / (2 * mp.atanh(_root(z))),
@@ -166,10 +178,10 @@ def remez(fit: Fit, n: int, iterations: int = 30):
     return coeffs, level
 
 
-def rounded_error(fit: Fit, coeffs) -> mp.mpf:
-    """Max weighted error with the coefficients rounded to doubles (dense grid plus refinement)."""
-    doubles = [mp.mpf(float(c)) for c in coeffs]
-    err = lambda x: _error(fit, doubles, x)  # noqa: E731
+def rounded_error(fit: Fit, coeffs, tier: str = "f64") -> mp.mpf:
+    """Max weighted error with the coefficients rounded as the tier stores them (dense grid plus refinement)."""
+    stored = [mp.mpf(ROUNDING[tier](c)) for c in coeffs]
+    err = lambda x: _error(fit, stored, x)  # noqa: E731
     a, b = mp.mpf(fit.lo), mp.mpf(fit.hi)
     pieces = 64
     return max(abs(err(_extremum(err, a + (b - a) * i / pieces, a + (b - a) * (i + 1) / pieces, 8)))
@@ -182,7 +194,7 @@ def fit_tier(fit: Fit, tier: str) -> tuple[list[float], float]:
     for n in range(2, 24):
         coeffs, level = remez(fit, n)
         if level <= target:
-            return [float(c) for c in coeffs], float(rounded_error(fit, coeffs))
+            return [ROUNDING[tier](c) for c in coeffs], float(rounded_error(fit, coeffs, tier))
     raise RuntimeError(f"no fit of {fit.name} reaches the {tier} target")
 
 
@@ -222,6 +234,8 @@ def constants() -> dict[str, object]:
         "PI": _split(mp.pi),
         "LN2": _split(mp.log(2), 42),  # k * LN2[0] is exact for |k| < 2^11
         "LOG2E": float(1 / mp.log(2)),
+        # For kernels in f32 arithmetic: k * LN2_F32[0] is exact for |k| < 2^8.
+        "LN2_F32": tuple(float(np.float32(part)) for part in _split(mp.log(2), 16)),
         "TWO_THIRDS": _split(mp.mpf(2) / 3),
         "ATAN_EIGHTHS": tuple(_split(mp.atan(mp.mpf(j) / 8)) for j in range(9)),
         "CBRT_STEPS": (1.0, float(mp.cbrt(2)), float(mp.cbrt(4))),
@@ -260,9 +274,9 @@ def table() -> tuple[str, list[str]]:
     for fit in FITS:
         lines.append(f"    # {fit.doc}")
         lines.append(f'    "{fit.name}": {{')
-        for tier in TIERS:
+        for tier in fit.tiers:
             coeffs, error = fit_tier(fit, tier)
-            report.append(f"{fit.name:6} {tier}: degree {len(coeffs) - 1:2}, max relative error {error:.3g} "
+            report.append(f"{fit.name:6} {tier:7}: degree {len(coeffs) - 1:2}, max relative error {error:.3g} "
                           f"(2^{float(mp.log(error, 2)):.1f})")
             lines.append(f"        # {tier}: max relative error {error:.2g}")
             lines += _wrapped(f'        "{tier}": ', tuple(coeffs), ",")

@@ -48,6 +48,7 @@ CONSTANTS = {
     "PI": (3.141592653589793, 1.2246467991473532e-16),
     "LN2": (0.6931471805598903, 5.497923018708371e-14),
     "LOG2E": 1.4426950408889634,
+    "LN2_F32": (0.693145751953125, 1.428606765330187e-06),
     "TWO_THIRDS": (0.6666666666666666, 3.700743415417188e-17),
     "ATAN_EIGHTHS": (
         (0.0, 0.0), (0.12435499454676144, -3.1253241424539383e-18),
@@ -116,6 +117,19 @@ POLYNOMIALS = {
         "f32": (
             0.16666666666632796, 0.04166666666690311, 0.008333333361730946, 0.001388888880221687,
             0.0001984119710267367, 2.480166712457093e-05, 2.7630194778673413e-06, 2.756204706088813e-07,
+        ),
+        # f32-ops: max relative error 1.1e-09
+        "f32-ops": (
+            0.1666666567325592, 0.041666481643915176, 0.0083334194496274, 0.001393327722325921,
+            0.00019824116316158324,
+        ),
+    },
+    # tanh(a) = a + a^3 * P(a^2), |a| <= 0.625
+    "tanh": {
+        # f32-ops: max relative error 8.6e-09
+        "f32-ops": (
+            -0.3333328068256378, 0.13331441581249237, -0.05373971536755562, 0.0206390880048275,
+            -0.005704987328499556,
         ),
     },
     # log((1+s)/(1-s)) = 2s + 2s^3/3 + s^5 * P(s^2), |s| <= 3 - 2*sqrt(2)
@@ -282,9 +296,12 @@ def maximum(x: V, y) -> V: return x._binary("stablehlo.maximum", y)
 def minimum(x: V, y) -> V: return x._binary("stablehlo.minimum", y)
 def convert(x: V, element: str) -> V: return unary("stablehlo.convert", x, element)
 def bitcast(x: V, element: str) -> V: return unary("stablehlo.bitcast_convert", x, element)
-def signbit(x: V) -> V: return bitcast(x, "i64").lt(0)
+def signbit(x: V) -> V: return bitcast(x, _SAME_WIDTH_INT[x.element]).lt(0)
 def copysign(x: V, sign: V) -> V: return select(signbit(sign), -fabs(x), fabs(x))
 def clamp(x: V, lo: float, hi: float) -> V: return minimum(maximum(x, lo), hi)
+
+
+_SAME_WIDTH_INT = {"f64": "i64", "f32": "i32"}
 
 
 def pow2(n: V) -> V:
@@ -301,7 +318,7 @@ def ldexp(x: V, k: V) -> V:
 
 def horner(x: V, coeffs: Sequence[float]) -> V:
     """sum(coeffs[i] * x^i), lowest degree first."""
-    acc = x.b.const(coeffs[-1])
+    acc = x.b.const(coeffs[-1], x.element)
     for c in reversed(coeffs[:-1]):
         acc = acc * x + c
     return acc
@@ -432,6 +449,7 @@ class Tier:
 
 
 F64, F32 = Tier("f64"), Tier("f32")
+F32_OPS = Tier("f32-ops")  # kernels that compute in f32 itself
 C = CONSTANTS
 
 
@@ -700,6 +718,29 @@ def tanh(x: V, tier: Tier) -> V:
     d = two_sum(e.hi, x.b.const(2.0))
     t = dd_div(e, DD(d.hi, d.lo + e.lo)).value()
     return select(fabs(x).lt(2.0 ** -28) | is_nan(x), x, copysign(t, x))
+
+
+def tanh_f32_ops(x: V) -> V:
+    """tanh of an f32 in f32 arithmetic: within an ulp of the correctly rounded result for every f32
+    (tools/check_math_kernels.py checks them all).
+
+    |x| < 0.625: x + x^3 P(x^2). Above: 1 - 2 / (e^2|x| + 1), with e^2|x| = 2^k (1 + expm1(r)) and
+    |x| clamped to 9.5, past which every f32 tanh is +-1.
+    """
+    a = fabs(x)
+    z = a * a
+    small = a + a * z * horner(z, F32_OPS.poly("tanh"))
+    twice = minimum(a, 9.5) * 2.0
+    # k = round(twice / ln 2) by adding 1.5 * 2^23 (its ulp is 1), which leaves k in the low bits too:
+    # IREE expands round_nearest_even into twenty integer ops.
+    shifted = twice * C["LOG2E"] + 12582912.0
+    k = shifted - 12582912.0
+    scale = bitcast((bitcast(shifted, "i32") - 0x4B400000 + 127) << 23, "f32")
+    r = (twice - k * C["LN2_F32"][0]) - k * C["LN2_F32"][1]
+    expm1_r = r + r * r * 0.5 + r * r * r * horner(r, F32_OPS.poly("expm1"))
+    large = 1.0 - 2.0 / ((expm1_r + 1.0) * scale + 1.0)
+    t = copysign(select(a.lt(0.625), small, large), x)
+    return select(a.lt(2.0 ** -12) | is_nan(x), x, t)  # tanh x rounds to x below 2^-12 (subnormals, -0 kept)
 
 
 def cbrt(x: V, tier: Tier) -> V:
