@@ -49,15 +49,35 @@ func.func @sin_f32(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
 // -----
 
 // bf16 goes through an f32 rounded to odd, so that rounding twice is exact.
-// CHECK-LABEL: func.func @tanh_bf16
+// CHECK-LABEL: func.func @cosine_bf16
 // CHECK:         ^bb0(%{{.*}}: tensor<bf16>):
 // CHECK:           stablehlo.bitcast_convert %{{.*}} : (tensor<f32>) -> tensor<i32>
 // CHECK:           %[[ODD:.*]] = stablehlo.bitcast_convert %{{.*}} : (tensor<i32>) -> tensor<f32>
 // CHECK-NEXT:      %[[R:.*]] = stablehlo.convert %[[ODD]] : (tensor<f32>) -> tensor<bf16>
 // CHECK-NEXT:      stablehlo.return %[[R]]
-func.func @tanh_bf16(%x: tensor<8xbf16>) -> tensor<8xbf16> {
-  %0 = stablehlo.tanh %x : tensor<8xbf16>
+func.func @cosine_bf16(%x: tensor<8xbf16>) -> tensor<8xbf16> {
+  %0 = stablehlo.cosine %x : tensor<8xbf16>
   return %0 : tensor<8xbf16>
+}
+
+// -----
+
+// Real f32 tanh computes in f32 (no f64 anywhere); bf16 tanh widens to f32 and rounds once.
+// CHECK-LABEL: func.func @tanh_f32_and_bf16
+// CHECK:         "stablehlo.map"
+// CHECK-NEXT:    ^bb0(%{{.*}}: tensor<f32>):
+// CHECK-NOT:       f64
+// CHECK:           stablehlo.return %{{.*}} : tensor<f32>
+// CHECK:         "stablehlo.map"
+// CHECK-NEXT:    ^bb0(%[[B:.*]]: tensor<bf16>):
+// CHECK-NEXT:      stablehlo.convert %[[B]] : (tensor<bf16>) -> tensor<f32>
+// CHECK-NOT:       f64
+// CHECK:           %[[R:.*]] = stablehlo.convert %{{.*}} : (tensor<f32>) -> tensor<bf16>
+// CHECK-NEXT:      stablehlo.return %[[R]]
+func.func @tanh_f32_and_bf16(%x: tensor<8xf32>, %y: tensor<8xbf16>) -> (tensor<8xf32>, tensor<8xbf16>) {
+  %0 = stablehlo.tanh %x : tensor<8xf32>
+  %1 = stablehlo.tanh %y : tensor<8xbf16>
+  return %0, %1 : tensor<8xf32>, tensor<8xbf16>
 }
 
 // -----
