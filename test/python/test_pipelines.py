@@ -156,16 +156,23 @@ def test_a_failure_past_the_input_phase_retries_with_the_next_flag_set(monkeypat
     seen = []
 
     def fail_first_set(self, module, start, stop, hooks, times):
-        seen.append(1)
-        if len(seen) == 1:
+        seen.append(sum(len(listed) for listed in hooks.values()))
+        if len(seen) <= 2:
             raise CompileError("dispatch-creation", [])
         return real(self, module, start, stop, hooks, times)
 
     monkeypatch.setattr(compiler_module._Compiler, "run_phases", fail_first_set)
     artifact = compile(MLP)
-    assert len(seen) == 2
-    assert artifact.flag_set == TARGETS["llvm-cpu"].flag_sets[1][0]
+    # The first set with oxla's codegen passes, the same set without them, then the next set.
+    assert seen == [len(TARGETS["llvm-cpu"].codegen_passes), 0, 0]
+    assert artifact.flag_set == TARGETS["llvm-cpu"].flag_sets[1][0] and artifact.codegen_passes == ()
     assert "--iree-opt-level=O3" not in artifact.flags and "--iree-opt-data-tiling=true" in artifact.flags
+
+
+def test_codegen_passes_run_with_the_first_flag_set_unless_optimize_is_off():
+    artifact = compile(MLP)
+    assert artifact.codegen_passes == tuple(p for _, p in TARGETS["llvm-cpu"].codegen_passes)
+    assert compile(MLP, optimize=False).codegen_passes == ()
 
 
 def test_a_failure_in_the_input_phase_is_not_retried(monkeypatch):

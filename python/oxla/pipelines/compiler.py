@@ -87,6 +87,7 @@ class Artifact:
     phase_seconds: dict[str, float] = field(default_factory=dict)
     optimized: bool = False  # whether oxla-hlo-opt ran on the program first (compile's optimize=)
     flag_set: str = ""  # which of the target's default flag sets compiled it (Target.flag_sets)
+    codegen_passes: tuple[str, ...] = ()  # oxla's pipelines that ran between IREE's phases (Target.codegen_passes)
 
     @property
     def driver(self) -> str:
@@ -314,28 +315,53 @@ def _has_complex(module) -> bool:
     return bool(found)
 
 
-def _run_phases(compiler: _Compiler, module, target: Target, span: tuple[int, int], hooks, times: dict,
-                all_flags: list[str], at: int, flag_sets: list) -> tuple[object, str]:
-    """Runs the phases with the first flag set, and again with each next one while IREE fails past its input.
+@dataclass(frozen=True)
+class _Attempt:
+    """One way to run IREE's phases: a named flag set and the oxla pipelines run between phases."""
 
-    all_flags[at:] starts with the set in use and is rewritten in place to the
-    one that compiled. Returns (the compiled module, the set's name); when
-    every set fails, raises the first set's error.
+    name: str
+    flags: tuple[str, ...]
+    passes: tuple[tuple[str, str], ...] = ()
+
+
+def _attempts(flag_sets: list, codegen_passes: tuple[tuple[str, str], ...]) -> list[_Attempt]:
+    """The flag sets in order; with codegen passes, the first set runs with them, then without."""
+    plain = [_Attempt(name, tuple(flags)) for name, flags in flag_sets]
+    if not codegen_passes:
+        return plain
+    return [_Attempt(plain[0].name, plain[0].flags, tuple(codegen_passes)), *plain]
+
+
+def _with_passes(hooks: dict[int, list[Hook]], passes) -> dict[int, list[Hook]]:
+    """The caller's hooks with oxla's codegen pipelines first at their boundaries."""
+    merged = {boundary: list(listed) for boundary, listed in hooks.items()}
+    for key, pipeline in reversed(passes):
+        merged.setdefault(hook_boundary(key), []).insert(0, pipeline)
+    return merged
+
+
+def _run_phases(compiler: _Compiler, module, target: Target, span: tuple[int, int], hooks, times: dict,
+                all_flags: list[str], at: int, attempts: list[_Attempt]) -> tuple[object, _Attempt]:
+    """Runs the phases with the first attempt, and again with each next one while IREE fails past its input.
+
+    all_flags[at:] starts with the first attempt's flags and is rewritten in
+    place to those of the one that compiled. Returns (the compiled module, the
+    attempt); when every attempt fails, raises the first one's error.
     """
     start, last = span
-    pristine = ir.to_bytecode(module) if len(flag_sets) > 1 else None
+    pristine = ir.to_bytecode(module) if len(attempts) > 1 else None
     first_error = None
-    for index, (name, chosen) in enumerate(flag_sets):
+    for index, attempt in enumerate(attempts):
         if index:
-            all_flags[at:at + len(flag_sets[index - 1][1])] = chosen
+            all_flags[at:at + len(attempts[index - 1].flags)] = attempt.flags
             compiler.use_flags(_session_flags(all_flags, target))
             module = ir.parse(pristine)
         try:
-            compiler.run_phases(module, start, last, hooks, times)
-            return module, name
+            compiler.run_phases(module, start, last, _with_passes(hooks, attempt.passes), times)
+            return module, attempt
         except CompileError as exc:
             first_error = first_error or exc
-            if index + 1 == len(flag_sets) or phase_index(exc.phase) < phase_index("global-optimization"):
+            if index + 1 == len(attempts) or phase_index(exc.phase) < phase_index("global-optimization"):
                 raise first_error from None
     raise AssertionError("unreachable")
 
@@ -363,13 +389,15 @@ def compile(
     'after:<phase>'/'before:<phase>' to oxla pipeline strings or callables
     taking the module. legalize=False skips oxla's input legalization
     (INPUT_LEGALIZATION); optimize=False skips oxla's StableHLO optimizer
-    (OPTIMIZATION, timed as phase_seconds['oxla-hlo-opt']). Returns an
-    Artifact (or the module with compile_to).
+    (OPTIMIZATION, timed as phase_seconds['oxla-hlo-opt']) and the target's
+    codegen passes (Target.codegen_passes). Returns an Artifact (or the
+    module with compile_to).
 
     The target's default flag sets (Target.flag_sets: for llvm-cpu O3 and
     data tiling) come before opt_level and flags, which override them. When
     IREE fails with a set past its input phase, the phases run again with the
-    next; Artifact.flag_set names the one that compiled.
+    next (the first set runs with the codegen passes, then without);
+    Artifact.flag_set and .codegen_passes say what compiled.
     """
     tgt, chip = resolve(target)
     chip = cpu or gpu or chip or tgt.default_chip
@@ -410,11 +438,13 @@ def compile(
     if start == 0 and legalize:
         transforms.run(module, INPUT_LEGALIZATION)
     last = min(stop, phase_index("vm"))
-    module, flag_set = _run_phases(compiler, module, tgt, (start, last), boundaries, times,
-                                   all_flags, defaults_at, flag_sets)
+    attempts = _attempts(flag_sets, tgt.codegen_passes if optimize and start < phase_index("dispatch-creation") else ())
+    module, attempt = _run_phases(compiler, module, tgt, (start, last), boundaries, times,
+                                  all_flags, defaults_at, attempts)
     if compile_to and stop <= phase_index("vm"):
         return module
     began = time.perf_counter()
     vmfb = compiler.vm_bytecode(module)
     times["end"] = time.perf_counter() - began
-    return Artifact(vmfb, tgt, chip, all_flags, sigs, times, optimized, flag_set)
+    return Artifact(vmfb, tgt, chip, all_flags, sigs, times, optimized, attempt.name,
+                    tuple(pipeline for _, pipeline in attempt.passes))

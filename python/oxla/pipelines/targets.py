@@ -32,6 +32,10 @@ class Target:
     flag_sets: tuple[tuple[str, tuple[str, ...]], ...] = ()
     # The flag sets for programs with complex values, when they differ (see LLVM_CPU_COMPLEX_FLAG_SETS).
     complex_flag_sets: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # oxla pipelines run between IREE's phases ("after:<phase>", pipeline) where IREE's own code
+    # generation choices are weak; oxla.compile runs them with the first flag set only, and retries
+    # that set without them before falling back to the next.
+    codegen_passes: tuple[tuple[str, str], ...] = ()
 
     def flag_sets_for(self, has_complex: bool) -> list[tuple[str, tuple[str, ...]]]:
         """The flag sets to try, best first, for a program with or without complex values."""
@@ -76,6 +80,13 @@ LLVM_CPU_COMPLEX_FLAG_SETS = (
 )
 
 
+# Register-wide tiles for reductions over outer dimensions (a column sum: 1.35 ms -> 0.18 ms, XLA 0.24 ms);
+# see oxla/transforms/cpu_tiles.py.
+LLVM_CPU_CODEGEN_PASSES = (
+    ("after:global-optimization", "builtin.module(oxla-llvmcpu-outer-reduction-tiles)"),
+)
+
+
 TARGETS: dict[str, Target] = {
     t.name: t
     for t in (
@@ -84,7 +95,7 @@ TARGETS: dict[str, Target] = {
             ("host", "generic", "x86-64-v3", "x86-64-v4", "znver4", "znver5", "skylake-avx512", "neoverse-v2"),
             "local-task", True,
             "native code for this machine's CPU (host features detected); cpu='generic' for any x86-64",
-            LLVM_CPU_OPTIONS, LLVM_CPU_FLAG_SETS, LLVM_CPU_COMPLEX_FLAG_SETS,
+            LLVM_CPU_OPTIONS, LLVM_CPU_FLAG_SETS, LLVM_CPU_COMPLEX_FLAG_SETS, LLVM_CPU_CODEGEN_PASSES,
         ),
         Target(
             "vulkan-spirv", "vulkan", "--iree-vulkan-target", "vp_android_baseline_2022",

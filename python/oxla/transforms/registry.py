@@ -50,6 +50,7 @@ BUILTIN_PASS_MODULES = (
     "oxla.transforms.simplify",
     "oxla.transforms.fold",
     "oxla.transforms.hlo_opt",
+    "oxla.transforms.cpu_tiles",
 )
 
 _REGISTRY: dict[str, type["Pass"]] = {}
