@@ -24,6 +24,7 @@
 // CHECK-NEXT:   --oxla-legalize-top-k{{ +}}- Rewrites chlo.top_k as a sort that breaks ties by index and slices, so equal values keep their order.
 // CHECK-NEXT:   --oxla-legalize-triangular-solve{{ +}}- Rewrites stablehlo.triangular_solve (which IREE does not lower) as substitution in a stablehlo.while.
 // CHECK-NEXT:   --oxla-legalize-unsigned{{ +}}- Rewrites ops on unsigned integers that IREE rejects (reverse, padded reduce_window) into forms it lowers.
+// CHECK-NEXT:   --oxla-llvmcpu-outer-reduction-tiles{{ +}}- Gives reductions over outer dimensions register-wide CPU tiles (IREE's default reads 128 bytes per row).
 // CHECK-NEXT:   --oxla-print-op-stats{{ +}}- Prints the number of ops per dialect and per op name (to stderr, or appended to `output`).
 // CHECK-NEXT:       json=<bool> (default false)
 // CHECK-NEXT:       output=<str> (default -)
