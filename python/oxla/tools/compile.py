@@ -5,6 +5,7 @@
     oxla-compile model.mlir --compile-to=flow            # prints the IR at that phase
     oxla-compile model.mlir --dump-phases=phases/        # one file per phase
     oxla-compile model.mlir --no-optimize -o model.vmfb  # without oxla-hlo-opt
+    oxla-compile model.mlir --tune --timing -o model.vmfb  # the fastest flag set on this CPU, cached
 
 Any other --iree-* flag is passed to the compiler as is.
 """
@@ -39,7 +40,39 @@ def build_parser() -> argparse.ArgumentParser:
                    help="skip oxla-hlo-opt, oxla's StableHLO optimizer that runs before IREE's input phase")
     p.add_argument("--list-targets", action="store_true", help="list targets and their chips, then exit")
     p.add_argument("--emit-bytecode", action="store_true", help="with --compile-to: write MLIR bytecode")
+    p.add_argument("--tune", action="store_true",
+                   help="time a few flag sets on this CPU and keep the fastest (llvm-cpu; the choice is cached)")
+    p.add_argument("--tune-cache", metavar="DIR",
+                   help="with --tune: the cache directory (default $OXLA_CACHE_DIR, else ~/.cache/oxla/tune)")
+    p.add_argument("--retune", action="store_true", help="with --tune: measure again, replacing the cached choice")
     return p
+
+
+def _tuning_conflict(args) -> str | None:
+    """Why the tuning options cannot go with the others, or None."""
+    if (args.tune_cache or args.retune) and not args.tune:
+        return "--tune-cache and --retune need --tune"
+    if args.tune:
+        other = [f for f, on in (("--compile-to", args.compile_to), ("--compile-from", args.compile_from),
+                                 ("--dump-phases", args.dump_phases)) if on]
+        if other:
+            return f"--tune compiles and times whole programs; it cannot be combined with {', '.join(other)}"
+    return None
+
+
+def _compile(module, args, extra: list[str]):
+    """compile() or, with --tune, compile_tuned() with the command line's options."""
+    from oxla.pipelines import compile
+
+    options = dict(keep_f64=not args.demote_f64, opt_level=args.opt_level, flags=extra, optimize=not args.no_optimize)
+    if args.tune:
+        from oxla.pipelines.tune import compile_tuned
+
+        return compile_tuned(module, args.target, cache_dir=args.tune_cache, retune=args.retune, **options)
+    return compile(
+        module, args.target, compile_to=args.compile_to, compile_from=args.compile_from,
+        hooks=_phase_dumper(args.dump_phases) if args.dump_phases else None, **options,
+    )
 
 
 def _phase_dumper(directory: str):
@@ -92,10 +125,12 @@ def run(argv: list[str] | None = None) -> int:
         return list_targets()
     if args.input is None:
         parser.error("an input file is required (or - for stdin)")
+    conflict = _tuning_conflict(args)
+    if conflict:
+        parser.error(conflict)
 
     from oxla import ir
     from oxla.errors import OxlaError
-    from oxla.pipelines import compile
 
     try:
         module = _read_source(args.input)
@@ -107,11 +142,7 @@ def run(argv: list[str] | None = None) -> int:
         print(exc, file=sys.stderr)
         return 1
     try:
-        result = compile(
-            module, args.target, compile_to=args.compile_to, compile_from=args.compile_from,
-            hooks=_phase_dumper(args.dump_phases) if args.dump_phases else None,
-            keep_f64=not args.demote_f64, opt_level=args.opt_level, flags=extra, optimize=not args.no_optimize,
-        )
+        result = _compile(module, args, extra)
     except OxlaError as exc:
         print(exc, file=sys.stderr)
         return 1
@@ -123,7 +154,10 @@ def run(argv: list[str] | None = None) -> int:
         _write(args.output, data)
         return 0
     if args.timing:
-        print_timing(result.phase_seconds)
+        if result.phase_seconds:  # none when --tune served the artifact from its cache
+            print_timing(result.phase_seconds)
+        if getattr(result, "tuning", None) is not None:
+            print("\n".join(result.tuning.lines()), file=sys.stderr)
     if args.output is None:
         if sys.stdout.isatty():
             print("oxla-compile: error: refusing to write a .vmfb to a terminal; use -o FILE", file=sys.stderr)
