@@ -142,6 +142,21 @@ def test_a_corrupt_cache_warns_and_retunes(two_candidates, compiles, tmp_path):
         assert not compile_tuned(MATMUL, cache_dir=tmp_path).tuning.from_cache
 
 
+def test_a_cache_that_cannot_be_written_warns_and_still_returns_the_choice(two_candidates, tmp_path):
+    blocked = tmp_path / "a-file"
+    blocked.write_text("")
+    with pytest.warns(UserWarning, match="cannot write the oxla tuning cache"):
+        art = compile_tuned(MATMUL, cache_dir=blocked / "cache")
+    assert art.tuning.chosen == "o3-data-tiling" and not art.tuning.from_cache
+
+
+def test_an_index_of_another_format_is_ignored(two_candidates, tmp_path):
+    (tmp_path / "index.json").write_text('{"format": 99, "entries": {}}')
+    with pytest.warns(UserWarning, match="not an index oxla wrote"):
+        compile_tuned(MATMUL, cache_dir=tmp_path)
+    assert json.loads((tmp_path / "index.json").read_text())["format"] == tune._CACHE_FORMAT
+
+
 def test_a_candidate_that_fails_to_compile_is_skipped(monkeypatch, tmp_path):
     real = compiler.compile
 

@@ -359,14 +359,14 @@ def _read_index(directory: Path) -> dict:
     path = directory / _INDEX
     try:
         data = json.loads(path.read_text())
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # no cache yet: nothing to warn about
         return {}
     except (OSError, ValueError) as exc:
         warnings.warn(f"oxla tuning cache {path} is unreadable ({_first_line(exc)}); ignoring it and re-tuning",
-                      stacklevel=3)
+                      stacklevel=4)
         return {}
     if not isinstance(data, dict) or data.get("format") != _CACHE_FORMAT or not isinstance(data.get("entries"), dict):
-        warnings.warn(f"oxla tuning cache {path} is not an index oxla wrote; ignoring it and re-tuning", stacklevel=3)
+        warnings.warn(f"oxla tuning cache {path} is not an index oxla wrote; ignoring it and re-tuning", stacklevel=4)
         return {}
     return data["entries"]
 
