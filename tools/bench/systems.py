@@ -224,7 +224,7 @@ class Oxla(System):
             return _allocator_peak(module.device.hal)
 
         def resident(inputs):  # oxla.runtime takes host arrays only: run its vmfb through iree.runtime
-            return _iree_resident(vmfb, iree_device(self.settings.iree_device, None), inputs)
+            return _iree_resident(vmfb, module.device.hal, inputs)  # on oxla.runtime's own device
 
         info = {k: v for k, v in meta.items() if k not in ("compile_s",)}
         info["device"] = self.settings.iree_device
