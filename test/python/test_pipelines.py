@@ -201,3 +201,15 @@ def test_programs_with_complex_values_compile_without_data_tiling():
     a = (np.arange(16) + 1j * np.arange(16)[::-1]).reshape(4, 4)
     from oxla import runtime
     np.testing.assert_allclose(runtime.load(artifact).main(a), a @ a)
+
+
+def test_a_rejected_flag_leaves_no_flag_behind():
+    from oxla.pipelines import compiler as compiler_module
+
+    with pytest.raises(ValueError, match="invalid compiler flag"):
+        compile(MLP, flags=["--iree-llvmcpu-enable-ukernels=all", "--iree-no-such-flag"])
+    session = compiler_module._compiler()
+    assert session.current == {}
+    flags = dict(f.partition("=")[::2] for f in session.session.get_flags(True))
+    assert flags.get("--iree-llvmcpu-enable-ukernels", session.defaults.get("--iree-llvmcpu-enable-ukernels")) == \
+        session.defaults.get("--iree-llvmcpu-enable-ukernels")

@@ -252,3 +252,11 @@ def test_the_key_names_this_cpu_and_the_sources_and_the_cache_has_a_default(monk
     assert tune.default_cache_dir() == tune.Path.home() / ".cache" / "oxla" / "tune"
     monkeypatch.setenv("OXLA_CACHE_DIR", os.fspath(tmp_path))
     assert tune.default_cache_dir() == tmp_path
+
+
+def test_compile_tune_true_tunes_through_the_environment_cache(two_candidates, monkeypatch, tmp_path):
+    monkeypatch.setenv("OXLA_CACHE_DIR", os.fspath(tmp_path))
+    first = compiler.compile(MATMUL, tune=True)
+    assert not first.tuning.from_cache and os.listdir(tmp_path)
+    again = compiler.compile(MATMUL, tune=True)
+    assert again.tuning.from_cache and again.vmfb == first.vmfb

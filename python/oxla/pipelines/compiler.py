@@ -129,9 +129,19 @@ class _Compiler:
             try:
                 self.session.set_flags(*changes)
             except ValueError as exc:
-                self.current = {}
+                # Some of `changes` may have been applied: put every flag either set touches back.
+                self._reset(set(self.current) | set(wanted))
                 raise ValueError(f"invalid compiler flag: {exc}") from None
         self.current = wanted
+
+    def _reset(self, names) -> None:
+        """Sets each named flag back to its default, one at a time (an unknown name is skipped)."""
+        for name in names:
+            try:
+                self.session.set_flags(f"{name}={self.defaults.get(name, '')}")
+            except ValueError:
+                pass
+        self.current = {}
 
     def run_phases(self, module, start: int, stop: int, hooks: dict[int, list[Hook]], times: dict) -> None:
         """Runs phases start+1..stop on `module` in place, hooks after each listed phase."""
@@ -380,6 +390,7 @@ def compile(
     flags: list[str] | tuple[str, ...] = (),
     legalize: bool = True,
     optimize: bool = True,
+    tune: bool = False,
 ):
     """Compiles StableHLO (a module, MLIR text or bytecode, a portable artifact, a path).
 
@@ -398,7 +409,18 @@ def compile(
     IREE fails with a set past its input phase, the phases run again with the
     next (the first set runs with the codegen passes, then without);
     Artifact.flag_set and .codegen_passes say what compiled.
+
+    tune=True (llvm-cpu) compiles the candidate configurations of
+    oxla.pipelines.tune, times them here and keeps the fastest, cached by
+    program and device so the next call returns at once
+    (Artifact.tuning says what was measured).
     """
+    if tune:
+        from oxla.pipelines.tune import compile_tuned  # tune imports this module
+
+        return compile_tuned(source, target, compile_to=compile_to, compile_from=compile_from, hooks=hooks,
+                             cpu=cpu, gpu=gpu, keep_f64=keep_f64, opt_level=opt_level, flags=flags,
+                             legalize=legalize, optimize=optimize)
     tgt, chip = resolve(target)
     chip = cpu or gpu or chip or tgt.default_chip
     stop = phase_index(compile_to) if compile_to else len(PHASES) - 1
