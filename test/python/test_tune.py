@@ -260,3 +260,4 @@ def test_compile_tune_true_tunes_through_the_environment_cache(two_candidates, m
     assert not first.tuning.from_cache and os.listdir(tmp_path)
     again = compiler.compile(MATMUL, tune=True)
     assert again.tuning.from_cache and again.vmfb == first.vmfb
+    assert again.codegen_passes == first.codegen_passes and again.flags == first.flags

@@ -409,7 +409,7 @@ def _artifact_from(record: dict, vmfb: bytes) -> Artifact:
     sigs = {name: FunctionSignature(name, tuple(ins), tuple(outs))
             for name, (ins, outs) in record["signatures"].items()}
     return Artifact(vmfb, TARGETS[record["target"]], record["chip"], list(record["flags"]), sigs, {},
-                    bool(record["optimized"]), record["flag_set"])
+                    bool(record["optimized"]), record["flag_set"], tuple(record.get("codegen_passes", ())))
 
 
 def _store(directory: Path, key: str, artifact: Artifact, result: TuningResult) -> None:
@@ -418,6 +418,7 @@ def _store(directory: Path, key: str, artifact: Artifact, result: TuningResult) 
         "target": artifact.target.name, "chip": artifact.chip, "flags": artifact.flags,
         "signatures": {n: [list(s.inputs), list(s.outputs)] for n, s in artifact.signatures.items()},
         "optimized": artifact.optimized, "flag_set": artifact.flag_set,
+        "codegen_passes": list(artifact.codegen_passes),
     }
     entry = {"chosen": result.chosen, "medians": result.medians, "skipped": result.skipped,
              "vmfb": f"{key}.vmfb", "vmfb_sha256": hashlib.sha256(artifact.vmfb).hexdigest(),

@@ -51,6 +51,7 @@ BUILTIN_PASS_MODULES = (
     "oxla.transforms.fold",
     "oxla.transforms.hlo_opt",
     "oxla.transforms.cpu_tiles",
+    "oxla.transforms.materialize",
 )
 
 _REGISTRY: dict[str, type["Pass"]] = {}
