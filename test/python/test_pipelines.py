@@ -175,7 +175,7 @@ def test_codegen_passes_run_with_the_first_flag_set_unless_optimize_is_off():
     assert compile(MLP, optimize=False).codegen_passes == ()
 
 
-def test_a_failure_in_the_input_phase_is_not_retried(monkeypatch):
+def test_a_failure_in_the_input_phase_is_not_retried_with_other_flag_sets(monkeypatch):
     from oxla.pipelines import compiler as compiler_module
 
     calls = []
@@ -187,6 +187,10 @@ def test_a_failure_in_the_input_phase_is_not_retried(monkeypatch):
     monkeypatch.setattr(compiler_module._Compiler, "run_phases", fail)
     with pytest.raises(CompileError, match="phase 'input'"):
         compile(MLP)
+    assert len(calls) == 2  # once more without the codegen passes, never with other flag sets
+    calls.clear()
+    with pytest.raises(CompileError, match="phase 'input'"):
+        compile(MLP, optimize=False)
     assert len(calls) == 1
 
 

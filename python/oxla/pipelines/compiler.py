@@ -352,7 +352,8 @@ def _with_passes(hooks: dict[int, list[Hook]], passes) -> dict[int, list[Hook]]:
 
 def _run_phases(compiler: _Compiler, module, target: Target, span: tuple[int, int], hooks, times: dict,
                 all_flags: list[str], at: int, attempts: list[_Attempt]) -> tuple[object, _Attempt]:
-    """Runs the phases with the first attempt, and again with each next one while IREE fails past its input.
+    """Runs the phases with the first attempt, and again with each next one while IREE fails past its input
+    (or, for an attempt with codegen passes, anywhere).
 
     all_flags[at:] starts with the first attempt's flags and is rewritten in
     place to those of the one that compiled. Returns (the compiled module, the
@@ -371,7 +372,10 @@ def _run_phases(compiler: _Compiler, module, target: Target, span: tuple[int, in
             return module, attempt
         except CompileError as exc:
             first_error = first_error or exc
-            if index + 1 == len(attempts) or phase_index(exc.phase) < phase_index("global-optimization"):
+            # A failure before global optimization is the program's (an unsupported op): other flags
+            # cannot help, but the same flags without oxla's codegen passes may.
+            early = phase_index(exc.phase) < phase_index("global-optimization")
+            if index + 1 == len(attempts) or (early and not attempt.passes):
                 raise first_error from None
     raise AssertionError("unreachable")
 
