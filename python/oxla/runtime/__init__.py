@@ -8,8 +8,14 @@ Needs only iree-base-runtime, numpy and ml_dtypes (never the compiler):
     fut = mod.main.call_async(x1, x2)       # concurrent.futures.Future
     mod.functions()                         # signatures from the vmfb's reflection
     ort.devices()                           # drivers and whether each works here
+
+On CPU devices (local-sync, local-task) a synchronous call reads arguments
+whose data start on a 64-byte boundary in place; others (and every
+call_async argument) are copied first. Results come back so aligned, and
+`aligned_empty(shape, dtype)` makes such arrays.
 """
 
+from oxla.runtime.arrays import ALIGNMENT, aligned_empty
 from oxla.runtime.drivers import Device, DeviceInfo, devices, get_device
 from oxla.runtime.dtypes import ElementType
 from oxla.runtime.errors import DeviceError, InvocationError, ModuleLoadError
@@ -17,6 +23,7 @@ from oxla.runtime.module import Function, Module, load
 from oxla.runtime.signature import Signature, ValueSpec
 
 __all__ = [
+    "ALIGNMENT",
     "Device",
     "DeviceError",
     "DeviceInfo",
@@ -27,6 +34,7 @@ __all__ = [
     "ModuleLoadError",
     "Signature",
     "ValueSpec",
+    "aligned_empty",
     "devices",
     "get_device",
     "load",

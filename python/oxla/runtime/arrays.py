@@ -14,6 +14,10 @@ from oxla.runtime.dtypes import ElementType
 # Arguments go to device-local memory; the HAL stages them if the host cannot write there.
 UPLOAD_MEMORY = int(rt.MemoryType.DEVICE_LOCAL)
 UPLOAD_USAGE = int(rt.BufferUsage.DEFAULT)
+# IREE's CPU executables assume their buffers start on 64-byte boundaries (they use aligned vector
+# loads): host arrays so aligned are read in place, others are copied.
+ALIGNMENT = 64
+IMPORT_MEMORY = int(rt.MemoryType.HOST_LOCAL | rt.MemoryType.DEVICE_VISIBLE)
 # Results that the host cannot map are copied into a buffer it can.
 _STAGING_MEMORY = rt.MemoryType.HOST_LOCAL | rt.MemoryType.DEVICE_VISIBLE
 _STAGING_USAGE = rt.BufferUsage.TRANSFER_TARGET | rt.BufferUsage.MAPPING_SCOPED
@@ -77,16 +81,37 @@ def _staged(device: rt.HalDevice, buffer: rt.HalBuffer) -> rt.MappedMemory:
     return staging.map()
 
 
+def aligned_empty(shape, dtype) -> np.ndarray:
+    """An uninitialized C-contiguous array whose data starts on an ALIGNMENT-byte boundary.
+
+    oxla.runtime reads such arrays in place on CPU devices instead of copying them.
+    """
+    dtype = np.dtype(dtype)
+    shape = tuple(shape) if np.iterable(shape) else (int(shape),)
+    size = math.prod(shape) * dtype.itemsize
+    raw = np.empty(size + ALIGNMENT, np.uint8)
+    start = -raw.ctypes.data % ALIGNMENT
+    return raw[start:start + size].view(dtype).reshape(shape)
+
+
+def is_aligned(array: np.ndarray) -> bool:
+    """Whether a CPU device can read `array` in place: C-contiguous, writeable, non-empty and aligned."""
+    flags = array.flags
+    return flags.c_contiguous and flags.writeable and array.size > 0 and array.ctypes.data % ALIGNMENT == 0
+
+
 def to_host(device: rt.HalDevice, view: rt.HalBufferView, element: ElementType) -> np.ndarray:
-    """A numpy array that owns a copy of a result buffer view, on any device."""
+    """A numpy array that owns a copy of a result buffer view, on any device (aligned, so it can go back in)."""
     try:
         mapped = view.map()
     except Exception:  # e.g. Vulkan: device-local results are not host-mappable
         mapped = _staged(device, view.get_buffer())
     shape = view.shape
     flat = np.frombuffer(mapped, element.storage, math.prod(shape))
-    # astype copies: the array must not alias memory the device may reuse or free.
-    return flat.reshape(shape).astype(element.dtype)
+    # A copy: the array must not alias memory the device may reuse or free.
+    out = aligned_empty(shape, element.dtype)
+    np.copyto(out, flat.reshape(shape), casting="unsafe")  # what astype(element.dtype) would give
+    return out
 
 
 def element_of(view: rt.HalBufferView) -> ElementType:

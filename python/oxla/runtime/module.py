@@ -20,6 +20,9 @@ _ndarray = np.ndarray
 _VmVariantList = rt.VmVariantList
 _HalBufferView = rt.HalBufferView
 _UPLOAD_MEMORY, _UPLOAD_USAGE = arrays.UPLOAD_MEMORY, arrays.UPLOAD_USAGE
+_IMPORT_MEMORY, _ALIGNMENT = arrays.IMPORT_MEMORY, arrays.ALIGNMENT
+# Drivers whose devices read host memory directly: aligned arrays are imported, not copied.
+_HOST_DRIVERS = frozenset({"local-sync", "local-task"})
 _EXECUTOR: list[concurrent.futures.ThreadPoolExecutor] = []
 _EXECUTOR_LOCK = threading.Lock()
 _TARGET = re.compile(r'#hal\.executable\.target<"([^"]+)", "([^"]+)"')
@@ -47,9 +50,10 @@ def _executor() -> concurrent.futures.ThreadPoolExecutor:
 class _Input:
     """One parameter: checks an argument against its spec and pushes it onto a VM list."""
 
-    __slots__ = ("where", "spec", "dtype", "shape", "element", "hal", "device", "upload", "pack")
+    __slots__ = ("where", "spec", "dtype", "shape", "element", "hal", "device", "upload", "import_", "pack")
 
-    def __init__(self, function: str, index: int, spec: ValueSpec, device: rt.HalDevice) -> None:
+    def __init__(self, function: str, index: int, spec: ValueSpec, device: rt.HalDevice,
+                 in_place: bool = False) -> None:
         self.where = f"{function}: argument {index + 1} ({spec.name})"
         self.spec = spec
         self.element = spec.element
@@ -58,19 +62,30 @@ class _Input:
         self.hal = spec.element.hal if spec.element else None
         self.device = device
         self.upload = device.allocator.allocate_buffer_copy
+        # Reads aligned host arrays in place (CPU devices only; see arrays.ALIGNMENT).
+        self.import_ = device.allocator.import_host_allocation if in_place and self.hal is not None else None
         self.pack = {"tensor": self._pack_tensor, "scalar": self._pack_scalar}.get(spec.kind, self._pack_other)
 
-    def _pack_tensor(self, inputs: rt.VmVariantList, value) -> None:
-        """Validate, upload and push a tensor argument (the hot path: ndarray of the right dtype)."""
+    def _pack_tensor(self, inputs: rt.VmVariantList, value, held: list | None) -> None:
+        """Validate, upload and push a tensor argument (the hot path: ndarray of the right dtype).
+
+        With a `held` list an aligned array may be read in place, and goes into it: IREE's buffer
+        does not keep the array alive, the call must. Without one every argument is copied.
+        """
         if type(value) is not _ndarray or value.dtype is not self.dtype:
             value = self.coerce(value)
         if value.shape != self.shape:
             self.check_shape(value)
         if not value.flags.c_contiguous:
             value = np.ascontiguousarray(value)
+        if held is not None and self.import_ is not None and arrays.is_aligned(value):
+            buffer = self.import_(value.reshape(-1).view(np.uint8), _IMPORT_MEMORY, _UPLOAD_USAGE)
+            inputs.push_ref(_HalBufferView(buffer, value.shape, self.hal))
+            held.append(value)
+            return
         inputs.push_ref(self.upload(_UPLOAD_MEMORY, _UPLOAD_USAGE, self.device, value, self.hal))
 
-    def _pack_scalar(self, inputs: rt.VmVariantList, value) -> None:
+    def _pack_scalar(self, inputs: rt.VmVariantList, value, held: list | None) -> None:
         """Validate and push a VM scalar register argument (i32, i64, f32, f64)."""
         value = self.coerce(value)
         if value.shape != ():
@@ -80,7 +95,7 @@ class _Input:
         else:
             inputs.push_int(int(value))
 
-    def _pack_other(self, inputs: rt.VmVariantList, value) -> None:
+    def _pack_other(self, inputs: rt.VmVariantList, value, held: list | None) -> None:
         """Push an argument of a type the declaration does not let us check, as its own dtype."""
         value = np.ascontiguousarray(arrays.as_array(value))
         element = dtypes.from_dtype(value.dtype)
@@ -157,7 +172,9 @@ class Function:
         self._lock = module._lock
         hal = module.device.hal
         sig = self.signature
-        self._inputs = None if sig is None else [_Input(self.name, i, s, hal) for i, s in enumerate(sig.inputs)]
+        in_place = module.device.name in _HOST_DRIVERS
+        self._inputs = None if sig is None else [_Input(self.name, i, s, hal, in_place)
+                                                 for i, s in enumerate(sig.inputs)]
         self._packers = None if sig is None else [p.pack for p in self._inputs]
         self._readers = None if sig is None else [_reader(s, hal) for s in sig.outputs]
         self._n_args = None if sig is None else len(sig.inputs)
@@ -166,24 +183,29 @@ class Function:
 
     def __call__(self, *args):
         """Run the function on `args`; one result -> the array, several -> a tuple, none -> None."""
-        return self._run(self._pack(args))
+        inputs, held = self._pack(args, in_place=True)  # noqa: F841 (arrays read in place live until the return)
+        return self._run(inputs)
 
     def call_async(self, *args) -> concurrent.futures.Future:
         """Start the function; arguments are checked and copied now, the Future holds the results."""
-        return _executor().submit(self._run, self._pack(args))
+        inputs, _ = self._pack(args, in_place=False)  # the caller may change its arrays meanwhile
+        return _executor().submit(self._run, inputs)
 
-    def _pack(self, args: tuple) -> rt.VmVariantList:
-        """Check every argument and put it on the device, in a VM list."""
+    def _pack(self, args: tuple, in_place: bool) -> tuple[rt.VmVariantList, list | None]:
+        """Check every argument and put it on the device: the VM list, and the arrays read in place.
+
+        in_place: aligned arrays on CPU devices may be read where they are (synchronous calls only).
+        """
         if len(args) != self._n_args and self._n_args is not None:
             raise TypeError(self._count_error(len(args)))
         packers = self._packers
         if packers is None:  # no reflection: nothing to check the arguments against
             unchecked = (ValueSpec(f"%input{i}", "?", "other", (), None) for i in range(len(args)))
             packers = [_Input(self.name, i, spec, self.device.hal).pack for i, spec in enumerate(unchecked)]
-        inputs = _VmVariantList(len(args) + 2)
+        inputs, held = _VmVariantList(len(args) + 2), ([] if in_place else None)
         for pack, arg in zip(packers, args):
-            pack(inputs, arg)
-        return inputs
+            pack(inputs, arg, held)
+        return inputs, held
 
     def _run(self, inputs: rt.VmVariantList):
         """Invoke with packed inputs and read the results back as numpy arrays."""
