@@ -19,7 +19,7 @@ memory.
 
 from __future__ import annotations
 
-import dataclasses
+import math
 
 from oxla import ir
 from oxla.transforms.registry import Pass, register_pass
@@ -44,12 +44,7 @@ def _elements(value) -> int:
         shaped = ir.RankedTensorType(value.type)
     except ValueError:
         return 0
-    if not shaped.has_static_shape:
-        return 0
-    count = 1
-    for dim in shaped.shape:
-        count *= dim
-    return count
+    return math.prod(shaped.shape) if shaped.has_static_shape else 0
 
 
 def _has_costly_cone(op) -> bool:
