@@ -1,6 +1,7 @@
 """oxla.compile: phases in one process, hooks between them, targets as data."""
 
 import os
+import re
 
 import numpy as np
 import pytest
@@ -217,3 +218,15 @@ def test_a_rejected_flag_leaves_no_flag_behind():
     flags = dict(f.partition("=")[::2] for f in session.session.get_flags(True))
     assert flags.get("--iree-llvmcpu-enable-ukernels", session.defaults.get("--iree-llvmcpu-enable-ukernels")) == \
         session.defaults.get("--iree-llvmcpu-enable-ukernels")
+
+
+def test_executable_target_flags_reach_the_device_target():
+    # IREE's CPU backend reads ukernels (and CPU features...) from the module's executable target,
+    # not from the session: compile() resolves --iree-llvmcpu-* flags into it.
+    def ukernels(**options):
+        text = ir.to_text(compile(MLP, compile_to="executable-sources", **options))
+        return re.findall(r'ukernels = "([^"]*)"', text)
+
+    assert ukernels() == []
+    assert set(ukernels(flags=["--iree-llvmcpu-enable-ukernels=all"])) == {"all"}
+    assert ukernels() == []  # and nothing is left behind for the next compile

@@ -271,17 +271,17 @@ def _visibility(op) -> str:
     return ir.StringAttr(attrs["sym_visibility"]).value if "sym_visibility" in attrs else "public"
 
 
-def _assign_device(module, target: Target, chip: str) -> None:
+def _assign_device(module, target: Target, chip: str, extra: tuple[str, ...] = ()) -> None:
     """Names the target device, with its full executable target, in the module itself."""
     attrs = module.operation.attributes
     if "hal.device.targets" not in attrs:
         with ir.context():
-            attrs["hal.device.targets"] = ir.Attribute.parse(f"[{device_target(target, chip)}]")
+            attrs["hal.device.targets"] = ir.Attribute.parse(f"[{device_target(target, chip, extra)}]")
 
 
 @functools.cache
-def device_target(target: Target, chip: str) -> str:
-    """The `#hal.device.target<...>` attribute IREE derives for a target and chip.
+def device_target(target: Target, chip: str, extra: tuple[str, ...] = ()) -> str:
+    """The `#hal.device.target<...>` attribute IREE derives for a target and chip (and `extra` flags).
 
     IREE's target backends read their flags once per session, so a second
     chip in the same session would be ignored. A scratch session (its own
@@ -291,7 +291,7 @@ def device_target(target: Target, chip: str) -> str:
 
     scratch = Session()
     try:
-        scratch.set_flags(*target.flags(chip))
+        scratch.set_flags(*target.flags(chip), *extra)
         with scratch.context as ctx:
             module = ir.Module.parse("func.func @f() { return }", ctx)
         inv = scratch.invocation()
@@ -311,6 +311,13 @@ def _session_flags(all_flags: list[str], target: Target) -> list[str]:
     """The flags for the session: the target, its chip and options live in the module (see device_target)."""
     in_module = _RESERVED_FLAGS + (target.chip_flag,) + tuple(o.split("=")[0] for o in target.options)
     return [f for f in all_flags if not f.startswith(in_module)]
+
+
+def _executable_flags(all_flags: list[str], target: Target) -> tuple[str, ...]:
+    """The flags that shape the target's executables (ukernels, CPU features...): they must be resolved
+    into the module's device target, since IREE's backends read them from there, not from the session."""
+    prefix = target.executable_flag_prefix
+    return tuple(f for f in all_flags if prefix and f.startswith(prefix) and not f.startswith(target.chip_flag))
 
 
 def _has_complex(module) -> bool:
@@ -454,7 +461,7 @@ def compile(
     # The target is set in the module (see device_target); the session gets the rest.
     compiler.use_flags(_session_flags(all_flags, tgt))
     if start < phase_index("preprocessing"):
-        _assign_device(module, tgt, chip)
+        _assign_device(module, tgt, chip, _executable_flags(all_flags, tgt))
     times: dict[str, float] = {}
     optimized = start == 0 and optimize
     if optimized:

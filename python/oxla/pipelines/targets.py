@@ -32,6 +32,9 @@ class Target:
     flag_sets: tuple[tuple[str, tuple[str, ...]], ...] = ()
     # The flag sets for programs with complex values, when they differ (see LLVM_CPU_COMPLEX_FLAG_SETS).
     complex_flag_sets: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # Flags with this prefix passed to compile() shape the executable target (ukernels, CPU features):
+    # they are resolved into the module's device target with the chip and options.
+    executable_flag_prefix: str = ""
     # oxla pipelines run between IREE's phases ("after:<phase>", pipeline) where IREE's own code
     # generation choices are weak; oxla.compile runs them with the first flag set only, and retries
     # that set without them before falling back to the next.
@@ -99,7 +102,8 @@ TARGETS: dict[str, Target] = {
             ("host", "generic", "x86-64-v3", "x86-64-v4", "znver4", "znver5", "skylake-avx512", "neoverse-v2"),
             "local-task", True,
             "native code for this machine's CPU (host features detected); cpu='generic' for any x86-64",
-            LLVM_CPU_OPTIONS, LLVM_CPU_FLAG_SETS, LLVM_CPU_COMPLEX_FLAG_SETS, LLVM_CPU_CODEGEN_PASSES,
+            LLVM_CPU_OPTIONS, LLVM_CPU_FLAG_SETS, LLVM_CPU_COMPLEX_FLAG_SETS, "--iree-llvmcpu-",
+            LLVM_CPU_CODEGEN_PASSES,
         ),
         Target(
             "vulkan-spirv", "vulkan", "--iree-vulkan-target", "vp_android_baseline_2022",
