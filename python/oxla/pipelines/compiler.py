@@ -313,11 +313,12 @@ def _session_flags(all_flags: list[str], target: Target) -> list[str]:
     return [f for f in all_flags if not f.startswith(in_module)]
 
 
-def _executable_flags(all_flags: list[str], target: Target) -> tuple[str, ...]:
-    """The flags that shape the target's executables (ukernels, CPU features...): they must be resolved
-    into the module's device target, since IREE's backends read them from there, not from the session."""
+def _executable_flags(flags, target: Target) -> tuple[str, ...]:
+    """The caller's flags that shape the target's executables (ukernels, CPU features...): they must be
+    resolved into the module's device target, since IREE's backends read them from there, not from the
+    session. (The target's own options are part of Target.flags already.)"""
     prefix = target.executable_flag_prefix
-    return tuple(f for f in all_flags if prefix and f.startswith(prefix) and not f.startswith(target.chip_flag))
+    return tuple(f for f in flags if prefix and f.startswith(prefix) and not f.startswith(target.chip_flag))
 
 
 def _has_complex(module) -> bool:
@@ -461,7 +462,7 @@ def compile(
     # The target is set in the module (see device_target); the session gets the rest.
     compiler.use_flags(_session_flags(all_flags, tgt))
     if start < phase_index("preprocessing"):
-        _assign_device(module, tgt, chip, _executable_flags(all_flags, tgt))
+        _assign_device(module, tgt, chip, _executable_flags(flags, tgt))
     times: dict[str, float] = {}
     optimized = start == 0 and optimize
     if optimized:
