@@ -1,11 +1,12 @@
-"""oxla-llvmcpu-outer-reduction-tiles: reductions over outer dimensions get register-wide tiles and stay exact."""
+"""oxla-llvmcpu-outer-reduction-tiles: reductions over outer dimensions get register-wide tiles and stay exact.
+oxla-llvmcpu-pack-vector-tiles: dispatches that data-tile keep their vector steps within native vectors."""
 
 import numpy as np
 import pytest
 
 from oxla import ir, runtime, transforms
 from oxla.pipelines import compile
-from oxla.transforms.cpu_tiles import _vector_shape, outer_reduction_config
+from oxla.transforms.cpu_tiles import _vector_shape, capped_inner_config, outer_reduction_config, pack_vector_config
 
 _MLIR = {np.float32: "f32", np.float64: "f64", np.int32: "i32"}
 
@@ -94,3 +95,89 @@ def test_configured_and_dynamic_reductions_are_left_alone():
     generic = []
     ir.walk(module, lambda op: generic.append(op) if op.name == "linalg.generic" else None)
     assert outer_reduction_config(generic[0], 64, 32) is None  # already configured
+
+
+def _lc(levels: str) -> str:
+    return f"#iree_cpu.lowering_config<{levels}>"
+
+
+@pytest.mark.parametrize("config, tile, expected", [
+    # a 16x16 tile is a whole budget of 256 elements: one tile per step, folded into the common level
+    ("vector_common_parallel = [1, 0], vector_inner_parallel = [0, 1]", 256, "vector_common_parallel = [1, 1]"),
+    ("vector_common_parallel = [1, 0], vector_inner_parallel = [0, 16]", 256, "vector_common_parallel = [1, 1]"),
+    # a 16x1 tile: sixteen tiles per step
+    ("vector_common_parallel = [1, 0], vector_inner_parallel = [0, 256]", 16,
+     "vector_common_parallel = [1, 0], vector_inner_parallel = [0, 16]"),
+    ("distribution = [2, 0], vector_common_parallel = [1, 0, 0], vector_inner_parallel = [0, 1, 32]", 16,
+     "distribution = [2, 0], vector_common_parallel = [1, 1, 0], vector_inner_parallel = [0, 0, 16]"),
+])
+def test_pack_steps_are_cut_to_the_budget_and_folded(config, tile, expected):
+    assert pack_vector_config(_lc(config), tile, 256) == _lc(expected)
+
+
+@pytest.mark.parametrize("config", [
+    "vector_common_parallel = [1, 0], vector_inner_parallel = [0, 16]",  # 16x1 tiles: within budget
+    "distribution = [64, 64], vector_common_parallel = [1, 16]",  # no inner level
+    "vector_common_parallel = [1, 0], vector_inner_parallel = [0, 24]",  # not a multiple: left to IREE
+])
+def test_pack_steps_within_budget_are_left_alone(config):
+    assert pack_vector_config(_lc(config), 16, 256) is None
+    assert pack_vector_config("#iree_cpu.lowering_config<vector_common_parallel = [1, [16]]>", 16, 256) is None
+
+
+def test_inner_steps_of_other_ops_are_capped_at_native_lanes():
+    capped = capped_inner_config(_lc("vector_common_parallel = [16, 0], vector_inner_parallel = [0, 256]"), 16)
+    assert capped == _lc("vector_common_parallel = [16, 0], vector_inner_parallel = [0, 16]")
+    assert capped_inner_config(_lc("vector_common_parallel = [16, 0], vector_inner_parallel = [0, 16]"), 16) is None
+    assert capped_inner_config(_lc("vector_common_parallel = [16, 16]"), 16) is None
+
+
+# A residual h = x + b, normalised, feeds a matmul that accumulates onto h: IREE fuses the sum and the
+# norm with both operands' packs (the transformer block's MLP). f32[128,256] @ f32[256,256].
+_NORM_MATMUL = """
+func.func @main(%x0: tensor<128x256xf32>, %b: tensor<256xf32>, %w: tensor<256x256xf32>) -> tensor<128x256xf32> {
+  %bb = stablehlo.broadcast_in_dim %b, dims = [1] : (tensor<256xf32>) -> tensor<128x256xf32>
+  %x = stablehlo.add %x0, %bb : tensor<128x256xf32>
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %n = stablehlo.constant dense<256.0> : tensor<128xf32>
+  %s = stablehlo.reduce(%x init: %z) applies stablehlo.add across dimensions = [1] : (tensor<128x256xf32>, tensor<f32>) -> tensor<128xf32>
+  %m = stablehlo.divide %s, %n : tensor<128xf32>
+  %mb = stablehlo.broadcast_in_dim %m, dims = [0] : (tensor<128xf32>) -> tensor<128x256xf32>
+  %c = stablehlo.subtract %x, %mb : tensor<128x256xf32>
+  %sq = stablehlo.multiply %c, %c : tensor<128x256xf32>
+  %v = stablehlo.reduce(%sq init: %z) applies stablehlo.add across dimensions = [1] : (tensor<128x256xf32>, tensor<f32>) -> tensor<128xf32>
+  %vm = stablehlo.divide %v, %n : tensor<128xf32>
+  %r = stablehlo.rsqrt %vm : tensor<128xf32>
+  %rb = stablehlo.broadcast_in_dim %r, dims = [0] : (tensor<128xf32>) -> tensor<128x256xf32>
+  %y = stablehlo.multiply %c, %rb : tensor<128x256xf32>
+  %d = stablehlo.dot_general %y, %w, contracting_dims = [1] x [0] : (tensor<128x256xf32>, tensor<256x256xf32>) -> tensor<128x256xf32>
+  %o = stablehlo.add %d, %x : tensor<128x256xf32>
+  return %o : tensor<128x256xf32>
+}
+"""
+
+
+def _pack_steps(module) -> list[tuple[int, str]]:
+    """(elements of one inner tile, lowering config) of every configured linalg.pack in `module`."""
+    found = []
+    ir.walk(module, lambda op: found.append((int(np.prod(list(ir.DenseI64ArrayAttr(op.attributes["static_inner_tiles"])))),
+                                              str(op.attributes["lowering_config"])))
+            if op.name == "linalg.pack" and "lowering_config" in op.attributes else None)
+    return found
+
+
+def test_norm_feeding_a_matmul_packs_within_native_vectors_and_stays_exact():
+    raw = compile(_NORM_MATMUL, compile_to="executable-configurations", optimize=False)  # IREE's own configs
+    assert any(pack_vector_config(config, tile, 256) for tile, config in _pack_steps(raw))  # the case arises
+    transforms.run(raw, "builtin.module(oxla-llvmcpu-pack-vector-tiles)")
+    default = compile(_NORM_MATMUL, compile_to="executable-configurations")  # the pass is in the default pipeline
+    for module in (raw, default):
+        for tile, config in _pack_steps(module):
+            assert pack_vector_config(config, tile, 256) is None, config  # nothing left to cut or fold
+    rng = np.random.default_rng(7)
+    x0, b, w = (rng.standard_normal(s).astype(np.float32) for s in ((128, 256), (256,), (256, 256)))
+    got = np.asarray(runtime.load(compile(_NORM_MATMUL)).main(x0, b, w))
+    x = x0.astype(np.float64) + b
+    c = x - x.mean(axis=1, keepdims=True)
+    expected = (c / np.sqrt((c * c).mean(axis=1, keepdims=True))) @ w + x
+    np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-3)

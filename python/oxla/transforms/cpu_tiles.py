@@ -1,4 +1,6 @@
-"""oxla-llvmcpu-outer-reduction-tiles: tile sizes for reductions over outer dimensions on CPUs.
+"""CPU tile sizes IREE 3.13 gets wrong: oxla-llvmcpu-outer-reduction-tiles and oxla-llvmcpu-pack-vector-tiles.
+
+oxla-llvmcpu-outer-reduction-tiles:
 
 A reduction whose input's innermost (contiguous) dimension is kept, such as
 a column sum `sum(x, axis=0)`, gets IREE 3.13's default CPU configuration of
@@ -12,10 +14,22 @@ loop adds one row at a time into those accumulators, so every row is read
 as long contiguous runs. The column sum then takes 0.18 ms
 (docs/performance.md). Reductions over the innermost dimension and anything
 already configured are left to IREE.
+
+oxla-llvmcpu-pack-vector-tiles: IREE configures a dispatch that fuses a
+layer norm with two data-tiling packs (the transformer block's) one of two
+ways, which one varying from run to run. In one of them the 16x16 pack gets
+`vector_common_parallel = [1, 0], vector_inner_parallel = [0, 1]`, and its
+fused producer is vectorized as 4096-element vectors whose shuffles LLVM's
+VectorCombine takes 1-2 s to compile (the block's compile: 3-4 s instead of
+2). Folding such a one-tile inner level into the common level
+(`vector_common_parallel = [1, 1]`) gives 16-lane code in both cases, as
+fast or slightly faster at run time (docs/performance.md). Run after IREE's
+`executable-configurations` phase.
 """
 
 from __future__ import annotations
 
+import math
 import re
 
 from oxla import ir
@@ -100,3 +114,95 @@ class OuterReductionTiles(Pass):
                 op.attributes["compilation_info"] = ir.Attribute.parse(
                     f"#iree_codegen.compilation_info<lowering_config = {config}, translation_info = {_PIPELINE}>",
                     context=ir.context())
+
+
+_LEVEL = r"(\w+) = \[([-\d, ]*)\]"
+_CONFIG = re.compile(rf"#iree_cpu\.lowering_config<{_LEVEL}(?:, {_LEVEL})*>")
+
+
+def _levels(config: str) -> dict[str, list[int]] | None:
+    """The tiling levels of a #iree_cpu.lowering_config; None for anything but plain integer levels."""
+    if not _CONFIG.fullmatch(config):
+        return None
+    return {name: [int(v) for v in values.split(",")] for name, values in re.findall(_LEVEL, config)}
+
+
+def _config(levels: dict[str, list[int]]) -> str:
+    """The #iree_cpu.lowering_config text of `levels`."""
+    return "#iree_cpu.lowering_config<" + ", ".join(f"{name} = {values}" for name, values in levels.items()) + ">"
+
+
+def capped_inner_config(config: str, lanes: int) -> str | None:
+    """`config` with vector_inner_parallel sizes above `lanes` (and multiples of it) cut to `lanes`, else None."""
+    levels = _levels(config)
+    inner = levels.get("vector_inner_parallel") if levels else None
+    if not inner or not any(n > lanes and n % lanes == 0 for n in inner):
+        return None
+    levels["vector_inner_parallel"] = [lanes if n > lanes and n % lanes == 0 else n for n in inner]
+    return _config(levels)
+
+
+def pack_vector_config(config: str, tile_elements: int, budget: int) -> str | None:
+    """`config` (a pack's #iree_cpu.lowering_config, its inner tiles `tile_elements` each) with inner
+    vector steps of more than `budget` elements cut down, and steps of one tile folded into the
+    common level; None when nothing changes.
+
+    The inner level counts outer tiles: a step of n covers n * tile_elements elements. A dimension
+    the common level leaves whole (0) and the inner level steps by 1 is stepped by 1 at the common
+    level instead; the inner level goes when nothing is left in it.
+    """
+    levels = _levels(config)
+    inner = levels.get("vector_inner_parallel") if levels else None
+    common = levels.get("vector_common_parallel") if levels else None
+    if inner is None or common is None or len(inner) != len(common):
+        return None
+    most = max(1, budget // tile_elements)
+    inner[:] = [most if n > most and n % most == 0 else n for n in inner]
+    for i, (c, n) in enumerate(zip(common, inner)):
+        if c == 0 and n == 1:
+            common[i], inner[i] = 1, 0
+    if not any(inner):
+        del levels["vector_inner_parallel"]
+    folded = _config(levels)
+    return folded if folded != config else None
+
+
+def _lanes(func) -> int:
+    """f32 lanes of one native vector of the executable target `func` is compiled for (16 on AVX-512)."""
+    op = func
+    while op is not None and op.name != "hal.executable.variant":
+        op = op.parent
+    found = re.search(r"native_vector_size = (\d+)", str(op.attributes["target"])) if op is not None else None
+    return int(found.group(1)) // 4 if found else 4
+
+
+def _set(op, config: str | None) -> None:
+    """Replaces op's lowering_config with `config` when there is one."""
+    if config is not None:
+        op.attributes["lowering_config"] = ir.Attribute.parse(config, context=ir.context())
+
+
+@register_pass
+class PackVectorTiles(Pass):
+    """Keeps the vector steps of dispatches that data-tile within native vectors (see the module docstring)."""
+
+    name = "oxla-llvmcpu-pack-vector-tiles"
+    anchor = "builtin.module"
+
+    def run(self, module) -> None:
+        """In each function holding a configured linalg.pack: caps inner vector steps at a native
+        vector's lanes, then folds the packs' one-tile inner steps (capped_inner_config, pack_vector_config)."""
+        funcs = []
+        ir.walk(module, lambda op: funcs.append(op) if op.name == "func.func" else None)
+        for func in funcs:
+            configured = []
+            ir.walk(func, lambda op: configured.append(op) if "lowering_config" in op.attributes else None)
+            if not any(op.name == "linalg.pack" for op in configured):
+                continue
+            lanes = _lanes(func)
+            for op in configured:
+                _set(op, capped_inner_config(str(op.attributes["lowering_config"]), lanes))
+            for op in configured:
+                if op.name == "linalg.pack":
+                    tile = math.prod(ir.DenseI64ArrayAttr(op.attributes["static_inner_tiles"]))
+                    _set(op, pack_vector_config(str(op.attributes["lowering_config"]), tile, lanes * lanes))
