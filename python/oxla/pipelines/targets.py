@@ -91,9 +91,9 @@ LLVM_CPU_CODEGEN_PASSES = (
     # Register-wide tiles for reductions over outer dimensions (a column sum: 1.35 ms -> 0.18 ms, XLA
     # 0.24 ms); see oxla/transforms/cpu_tiles.py.
     ("after:global-optimization", "builtin.module(oxla-llvmcpu-outer-reduction-tiles)"),
-    # One-tile-at-a-time vector steps for data-tiling packs, in place of a configuration IREE picks
-    # in some runs whose 4096-lane vectors take LLVM 1-2 s to compile (the transformer block: 3-4 s
-    # -> 2 s, run time unchanged); see oxla/transforms/cpu_tiles.py.
+    # Vector steps of data-tiling dispatches within native vectors, in place of IREE's 4096-lane ones
+    # (chosen differently from run to run) that take LLVM 1-2 s to compile (the transformer block:
+    # 3-4 s -> 2 s, run time unchanged); see oxla/transforms/cpu_tiles.py.
     ("after:executable-configurations", "builtin.module(oxla-llvmcpu-pack-vector-tiles)"),
 )
 

@@ -15,16 +15,17 @@ as long contiguous runs. The column sum then takes 0.18 ms
 (docs/performance.md). Reductions over the innermost dimension and anything
 already configured are left to IREE.
 
-oxla-llvmcpu-pack-vector-tiles: IREE configures a dispatch that fuses a
-layer norm with two data-tiling packs (the transformer block's) one of two
-ways, which one varying from run to run. In one of them the 16x16 pack gets
-`vector_common_parallel = [1, 0], vector_inner_parallel = [0, 1]`, and its
-fused producer is vectorized as 4096-element vectors whose shuffles LLVM's
-VectorCombine takes 1-2 s to compile (the block's compile: 3-4 s instead of
-2). Folding such a one-tile inner level into the common level
-(`vector_common_parallel = [1, 1]`) gives 16-lane code in both cases, as
-fast or slightly faster at run time (docs/performance.md). Run after IREE's
-`executable-configurations` phase.
+oxla-llvmcpu-pack-vector-tiles: IREE configures the dispatch that fuses the
+transformer block's residual sum and layer norm with the packs of the next
+matmul's operands one of two ways, which one varying from run to run. Both
+vectorize part of it as 16x256 blocks (4096-lane vectors: a 16x16 pack
+stepping sixteen tiles, or inner steps of 256) whose shuffles LLVM's
+VectorCombine takes 1-2 s to compile: the block compiled in 3-4 s. In every
+function that packs, this pass caps inner vector steps at one native vector
+and a pack's steps at 256 elements (a 16x16 tile, folded into the common
+level). Both runs then get the same configuration and the block compiles in
+about 2 s, with the same results and run time (docs/performance.md). Run
+after IREE's `executable-configurations` phase.
 """
 
 from __future__ import annotations
@@ -190,8 +191,8 @@ class PackVectorTiles(Pass):
     anchor = "builtin.module"
 
     def run(self, module) -> None:
-        """In each function holding a configured linalg.pack: caps inner vector steps at a native
-        vector's lanes, then folds the packs' one-tile inner steps (capped_inner_config, pack_vector_config)."""
+        """In each function holding a configured linalg.pack: caps the packs' vector steps at a 16x16
+        tile's elements (pack_vector_config) and other ops' inner steps at a native vector (capped_inner_config)."""
         funcs = []
         ir.walk(module, lambda op: funcs.append(op) if op.name == "func.func" else None)
         for func in funcs:
@@ -201,8 +202,9 @@ class PackVectorTiles(Pass):
                 continue
             lanes = _lanes(func)
             for op in configured:
-                _set(op, capped_inner_config(str(op.attributes["lowering_config"]), lanes))
-            for op in configured:
+                config = str(op.attributes["lowering_config"])
                 if op.name == "linalg.pack":
                     tile = math.prod(ir.DenseI64ArrayAttr(op.attributes["static_inner_tiles"]))
-                    _set(op, pack_vector_config(str(op.attributes["lowering_config"]), tile, lanes * lanes))
+                    _set(op, pack_vector_config(config, tile, lanes * lanes))
+                else:
+                    _set(op, capped_inner_config(config, lanes))
