@@ -10,8 +10,10 @@ Needs only iree-base-runtime, numpy and ml_dtypes (never the compiler):
     ort.devices()                           # drivers and whether each works here
 
 On CPU devices (local-sync, local-task) a synchronous call reads arguments
-whose data start on a 64-byte boundary in place; others (and every
-call_async argument) are copied first. Results come back so aligned, and
+in place when their data start on the boundary the module's code assumes:
+16 bytes (numpy's own) for modules oxla compiles for llvm-cpu, which record it
+in their reflection, else 64 (ALIGNMENT). Others (and every call_async
+argument) are copied first. Results come back 64-byte aligned, and
 `aligned_empty(shape, dtype)` makes such arrays.
 """
 

@@ -15,8 +15,12 @@ from oxla.runtime.dtypes import ElementType
 UPLOAD_MEMORY = int(rt.MemoryType.DEVICE_LOCAL)
 UPLOAD_USAGE = int(rt.BufferUsage.DEFAULT)
 # IREE's CPU executables assume their buffers start on 64-byte boundaries (they use aligned vector
-# loads): host arrays so aligned are read in place, others are copied.
+# loads) unless the module records a smaller alignment (binding_alignment): host arrays so aligned
+# are read in place, others are copied. Results and aligned_empty arrays start on this boundary.
 ALIGNMENT = 64
+# The reflection entry in which a function records the alignment its dispatches assume
+# (oxla.transforms.bindings.ALIGNMENT_KEY, the same text, writes it).
+ALIGNMENT_KEY = "oxla.binding_alignment"
 IMPORT_MEMORY = int(rt.MemoryType.HOST_LOCAL | rt.MemoryType.DEVICE_VISIBLE)
 # Results that the host cannot map are copied into a buffer it can.
 _STAGING_MEMORY = rt.MemoryType.HOST_LOCAL | rt.MemoryType.DEVICE_VISIBLE
@@ -94,10 +98,22 @@ def aligned_empty(shape, dtype) -> np.ndarray:
     return raw[start:start + size].view(dtype).reshape(shape)
 
 
-def is_aligned(array: np.ndarray) -> bool:
-    """Whether a CPU device can read `array` in place: C-contiguous, writeable, non-empty and aligned."""
+def binding_alignment(reflection: dict) -> int:
+    """The byte alignment a function's buffers must have, from its reflection (ALIGNMENT unless recorded).
+
+    A record that is not a power of two is ignored: reading an array in place on a wrong promise
+    would fault, copying it costs only time.
+    """
+    text = reflection.get(ALIGNMENT_KEY, "")
+    value = int(text) if text.isdigit() else 0
+    return value if value > 0 and value & (value - 1) == 0 else ALIGNMENT
+
+
+def is_aligned(array: np.ndarray, alignment: int = ALIGNMENT) -> bool:
+    """Whether a CPU device can read `array` in place: C-contiguous, writeable, non-empty and on an
+    `alignment`-byte boundary."""
     flags = array.flags
-    return flags.c_contiguous and flags.writeable and array.size > 0 and array.ctypes.data % ALIGNMENT == 0
+    return flags.c_contiguous and flags.writeable and array.size > 0 and array.ctypes.data % alignment == 0
 
 
 def to_host(device: rt.HalDevice, view: rt.HalBufferView, element: ElementType) -> np.ndarray:

@@ -20,7 +20,7 @@ _ndarray = np.ndarray
 _VmVariantList = rt.VmVariantList
 _HalBufferView = rt.HalBufferView
 _UPLOAD_MEMORY, _UPLOAD_USAGE = arrays.UPLOAD_MEMORY, arrays.UPLOAD_USAGE
-_IMPORT_MEMORY, _ALIGNMENT = arrays.IMPORT_MEMORY, arrays.ALIGNMENT
+_IMPORT_MEMORY = arrays.IMPORT_MEMORY
 # Drivers whose devices read host memory directly: aligned arrays are imported, not copied.
 _HOST_DRIVERS = frozenset({"local-sync", "local-task"})
 _EXECUTOR: list[concurrent.futures.ThreadPoolExecutor] = []
@@ -50,10 +50,10 @@ def _executor() -> concurrent.futures.ThreadPoolExecutor:
 class _Input:
     """One parameter: checks an argument against its spec and pushes it onto a VM list."""
 
-    __slots__ = ("where", "spec", "dtype", "shape", "element", "hal", "device", "upload", "import_", "pack")
+    __slots__ = ("where", "spec", "dtype", "shape", "element", "hal", "device", "upload", "import_", "alignment", "pack")
 
     def __init__(self, function: str, index: int, spec: ValueSpec, device: rt.HalDevice,
-                 in_place: bool = False) -> None:
+                 in_place: bool = False, alignment: int = arrays.ALIGNMENT) -> None:
         self.where = f"{function}: argument {index + 1} ({spec.name})"
         self.spec = spec
         self.element = spec.element
@@ -62,8 +62,9 @@ class _Input:
         self.hal = spec.element.hal if spec.element else None
         self.device = device
         self.upload = device.allocator.allocate_buffer_copy
-        # Reads aligned host arrays in place (CPU devices only; see arrays.ALIGNMENT).
+        # Reads host arrays on `alignment`-byte boundaries in place (CPU devices only; see arrays.ALIGNMENT).
         self.import_ = device.allocator.import_host_allocation if in_place and self.hal is not None else None
+        self.alignment = alignment
         self.pack = {"tensor": self._pack_tensor, "scalar": self._pack_scalar}.get(spec.kind, self._pack_other)
 
     def _pack_tensor(self, inputs: rt.VmVariantList, value, held: list | None) -> None:
@@ -78,7 +79,7 @@ class _Input:
             self.check_shape(value)
         if not value.flags.c_contiguous:
             value = np.ascontiguousarray(value)
-        if held is not None and self.import_ is not None and arrays.is_aligned(value):
+        if held is not None and self.import_ is not None and arrays.is_aligned(value, self.alignment):
             buffer = self.import_(value.reshape(-1).view(np.uint8), _IMPORT_MEMORY, _UPLOAD_USAGE)
             inputs.push_ref(_HalBufferView(buffer, value.shape, self.hal))
             held.append(value)
@@ -173,7 +174,8 @@ class Function:
         hal = module.device.hal
         sig = self.signature
         in_place = module.device.name in _HOST_DRIVERS
-        self._inputs = None if sig is None else [_Input(self.name, i, s, hal, in_place)
+        alignment = arrays.binding_alignment(vm_function.reflection)
+        self._inputs = None if sig is None else [_Input(self.name, i, s, hal, in_place, alignment)
                                                  for i, s in enumerate(sig.inputs)]
         self._packers = None if sig is None else [p.pack for p in self._inputs]
         self._readers = None if sig is None else [_reader(s, hal) for s in sig.outputs]

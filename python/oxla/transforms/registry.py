@@ -37,6 +37,7 @@ _NAME = re.compile(r"^oxla(-[a-z0-9]+)+$")
 # so that `import oxla.transforms` stays cheap.
 BUILTIN_PASS_MODULES = (
     "oxla.transforms.stats",
+    "oxla.transforms.bindings",
     "oxla.transforms.dce",
     "oxla.transforms.locations",
     "oxla.transforms.scatter",

@@ -5,6 +5,8 @@
 // RUN: oxla-opt --list-passes | FileCheck %s --check-prefix=ORDER
 
 // CHECK:      Python passes (oxla):
+// CHECK-NEXT:   --oxla-binding-alignment{{ +}}- Lets CPU dispatches take buffers aligned to `alignment` bytes (not 64), and records that for oxla.runtime.
+// CHECK-NEXT:       alignment=<int> (default 16) - the byte boundary buffers may start on (a power of two; 16: what numpy's arrays get)
 // CHECK-NEXT:   --oxla-canonicalize-scatter{{ +}}- Rewrites stablehlo.scatter into the [batch, index] / [batch, window...] form IREE lowers.
 // CHECK-NEXT:   --oxla-dce{{ +}}- Removes unused side-effect-free ops, unused results of multi-result ops and unreferenced private functions.
 // CHECK-NEXT:       functions=<bool> (default true)
