@@ -109,7 +109,7 @@ class _Compiler:
 
     def __init__(self) -> None:
         self.session = ir.session().session
-        self.defaults = dict(_split_flag(f) for f in self.session.get_flags(False))
+        self.defaults = dict(split_flag(f) for f in self.session.get_flags(False))
         self.current: dict[str, str] = {}
         self._to = c_function("ireeCompilerInvocationSetCompileToPhase", None, [ctypes.c_void_p, ctypes.c_char_p])
         self._from = c_function("ireeCompilerInvocationSetCompileFromPhase", None, [ctypes.c_void_p, ctypes.c_char_p])
@@ -121,7 +121,7 @@ class _Compiler:
 
     def use_flags(self, flags: list[str]) -> None:
         """Makes exactly `flags` (plus defaults) active: earlier compiles leave nothing behind."""
-        wanted = dict(_split_flag(f) for f in flags)
+        wanted = dict(split_flag(f) for f in flags)
         for name in set(self.current) - set(wanted):
             self.session.set_flags(f"{name}={self.defaults.get(name, '')}")
         changes = [f"{k}={v}" for k, v in wanted.items() if self.current.get(k) != v]
@@ -204,9 +204,15 @@ def _native_output(text: str, keep: int = 12) -> list[Diagnostic]:
     return [Diagnostic("note", SourceLocation(), f"compiler tool output:\n{shown}")]
 
 
-def _split_flag(flag: str) -> tuple[str, str]:
+def split_flag(flag: str) -> tuple[str, str]:
+    """("--name", "value") of a "--name=value" flag ("" when it has no value)."""
     name, _, value = flag.partition("=")
     return name, value
+
+
+def flag_defaults() -> dict[str, str]:
+    """IREE's default value of every compiler flag, by name (what a flag resets to)."""
+    return _compiler().defaults
 
 
 def _run_hooks(module, hooks) -> None:
@@ -218,16 +224,17 @@ def _run_hooks(module, hooks) -> None:
             hook(module)
 
 
-def _as_module(source) -> ir.Module:
+def as_module(source) -> ir.Module:
     """A private module to compile: parsed from text/bytes/path, or a copy of the caller's."""
     if isinstance(source, ir.Module):
         return ir.parse(ir.to_bytecode(source))  # compiling rewrites in place: leave theirs alone
-    if isinstance(source, os.PathLike) or (isinstance(source, str) and _looks_like_path(source)):
+    if isinstance(source, os.PathLike) or (isinstance(source, str) and looks_like_path(source)):
         return ir.parse_file(source)
     return ir.parse(source)
 
 
-def _looks_like_path(text: str) -> bool:
+def looks_like_path(text: str) -> bool:
+    """Whether a string source names an existing .mlir/.mlirbc file rather than holding the program."""
     return "\n" not in text and len(text) < 4096 and text.endswith((".mlir", ".mlirbc")) and os.path.exists(text)
 
 
@@ -321,7 +328,7 @@ def _executable_flags(flags, target: Target) -> tuple[str, ...]:
     return tuple(f for f in flags if prefix and f.startswith(prefix) and not f.startswith(target.chip_flag))
 
 
-def _has_complex(module) -> bool:
+def has_complex(module) -> bool:
     """Whether any value of the program has a complex element type (some IREE flags crash on them)."""
     found = []
 
@@ -442,11 +449,11 @@ def compile(
     for flag in flags:
         if flag.startswith(_RESERVED_FLAGS):
             raise ValueError(f"{flag.split('=')[0]} is set by target=; pass target='{tgt.name}' instead")
-    module = _as_module(source)
+    module = as_module(source)
     all_flags = tgt.flags(chip)
     keep = tgt.keep_f64 if keep_f64 is None else keep_f64
     all_flags.append(f"--iree-input-demote-f64-to-f32={'false' if keep else 'true'}")
-    flag_sets = tgt.flag_sets_for(_has_complex(module))
+    flag_sets = tgt.flag_sets_for(has_complex(module))
     defaults_at = len(all_flags)
     all_flags.extend(flag_sets[0][1])
     if opt_level:

@@ -144,7 +144,7 @@ def _program_bytes(source) -> bytes:
     """The program as given (bytecode of a module, a file's bytes, text or bytes), for the cache key."""
     if isinstance(source, ir.Module):
         return ir.to_bytecode(source)
-    if isinstance(source, os.PathLike) or (isinstance(source, str) and compiler._looks_like_path(source)):
+    if isinstance(source, os.PathLike) or (isinstance(source, str) and compiler.looks_like_path(source)):
         return Path(source).read_bytes()
     return source.encode() if isinstance(source, str) else bytes(source)
 
@@ -275,20 +275,20 @@ def _first_line(error: BaseException) -> str:
 
 def _effective(base: tuple[str, ...], extra: list[str]) -> dict[str, str]:
     """The flag values that result from `base` followed by `extra` (later flags win)."""
-    return dict(compiler._split_flag(f) for f in (*base, *extra))
+    return dict(compiler.split_flag(f) for f in (*base, *extra))
 
 
 def _overrides(candidate: Candidate, base: tuple[str, ...]) -> list[str]:
     """Flags that turn compile()'s first flag set `base` into the candidate's: its flags, and base's others reset."""
-    defaults = compiler._compiler().defaults
-    own = {compiler._split_flag(f)[0] for f in candidate.flags}
-    resets = [f"{name}={defaults.get(name, '')}" for name, _ in map(compiler._split_flag, base) if name not in own]
+    defaults = compiler.flag_defaults()
+    own = {compiler.split_flag(f)[0] for f in candidate.flags}
+    resets = [f"{name}={defaults.get(name, '')}" for name, _ in map(compiler.split_flag, base) if name not in own]
     return [f for f in candidate.flags if f not in base] + resets
 
 
 def _plan(module, target, user_flags: list[str]) -> tuple[list[tuple[Candidate, list[str]]], str, dict[str, str]]:
     """The candidates to compile with their extra flags for compile(), compile()'s first set, why others are skipped."""
-    has_complex = compiler._has_complex(module)
+    has_complex = compiler.has_complex(module)
     base_name, base = target.flag_sets_for(has_complex)[0]
     plan, skipped, seen = [], {}, {}
     for candidate in CANDIDATES:
@@ -477,7 +477,7 @@ def compile_tuned(
     if cached is not None:
         return cached
 
-    module = compiler._as_module(source)
+    module = compiler.as_module(source)
     entry = entry_function(compiler.signatures(module))
     tail = ([f"--iree-opt-level={opt_level}"] if opt_level else []) + list(flags)
     plan, base_name, skipped = _plan(module, tgt, tail)

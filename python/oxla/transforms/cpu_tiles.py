@@ -54,6 +54,12 @@ def _last_dim(map_attr) -> int | None:
     return int(match.group(1)) if match else None
 
 
+def _native_vector_bytes(target_text: str) -> int:
+    """The native_vector_size of an executable target's printed form (16 bytes when it has none)."""
+    found = re.search(r"native_vector_size = (\d+)", target_text)
+    return int(found.group(1)) if found else 16
+
+
 def _vector_shape(module) -> tuple[int, int]:
     """(vector register bytes, register count) of the module's CPU target, from its executable target.
 
@@ -66,10 +72,8 @@ def _vector_shape(module) -> tuple[int, int]:
         if op.operation.name == "util.global" and "initial_value" in op.operation.attributes:
             texts.append(str(op.operation.attributes["initial_value"]))
     text = " ".join(texts)
-    width = re.search(r"native_vector_size = (\d+)", text)
-    vector_bytes = int(width.group(1)) if width else 16
     registers = 32 if "+avx512f" in text or "aarch64" in text else 16
-    return vector_bytes, registers
+    return _native_vector_bytes(text), registers
 
 
 def outer_reduction_config(op, vector_bytes: int, registers: int) -> str | None:
@@ -173,8 +177,7 @@ def _lanes(func) -> int:
     op = func
     while op is not None and op.name != "hal.executable.variant":
         op = op.parent
-    found = re.search(r"native_vector_size = (\d+)", str(op.attributes["target"])) if op is not None else None
-    return int(found.group(1)) // 4 if found else 4
+    return _native_vector_bytes(str(op.attributes["target"]) if op is not None else "") // 4
 
 
 def _set(op, config: str | None) -> None:
