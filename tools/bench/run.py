@@ -263,7 +263,8 @@ def docs_section(results: dict) -> str:
         out += ["Peak memory of three calls (numpy in and out), one process per system and model: growth "
                 "of the resident set over its size after loading (MiB), and in brackets the device bytes "
                 "the system itself accounts for (IREE's allocator peak, including inputs, outputs and "
-                "buffers made at load; XLA's buffer assignment: arguments, outputs and temporaries):", ""]
+                "buffers made at load, but not the host arrays oxla reads in place; XLA's buffer "
+                "assignment: arguments, outputs and temporaries):", ""]
         out += memory_rows + [""]
     return "\n".join(out)
 
