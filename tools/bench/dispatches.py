@@ -43,7 +43,7 @@ def _tool(name: str) -> str:
     return found
 
 
-def _input_flag(path: str, array) -> str:
+def input_flag(path: str, array) -> str:
     """`--input=SHAPExTYPE=@file` for `array`, written raw to `path` (IREE reads bf16 this way too)."""
     array.tofile(path)
     named = {"bfloat16": "bf16", "bool": "i1"}
@@ -60,7 +60,7 @@ def profile(name: str, repeat: int, workdir: str) -> list[tuple[str, int, float]
     artifact = oxla.compile(ir.to_text(systems.imported_module(model).module), target="llvm-cpu")
     vmfb = os.path.join(workdir, f"{name}.vmfb")
     artifact.save(vmfb)
-    inputs = [_input_flag(os.path.join(workdir, f"{name}.{i}.bin"), a) for i, a in enumerate(model.inputs)]
+    inputs = [input_flag(os.path.join(workdir, f"{name}.{i}.bin"), a) for i, a in enumerate(model.inputs)]
     trace = os.path.join(workdir, f"{name}.ireeprof")
     pin = ["taskset", "-c", str(min(os.sched_getaffinity(0)))] if shutil.which("taskset") else []
     subprocess.run([*pin, _tool("iree-benchmark-module"), f"--module={vmfb}", "--device=local-sync",
@@ -69,6 +69,11 @@ def profile(name: str, repeat: int, workdir: str) -> list[tuple[str, int, float]
                    check=True, capture_output=True)
     report = subprocess.run([_tool("iree-profile"), "statistics", trace], check=True, capture_output=True,
                             text=True).stdout
+    return parse_statistics(report)
+
+
+def parse_statistics(report: str) -> list[tuple[str, int, float]]:
+    """(dispatch, calls, mean seconds) from `iree-profile statistics` text, ("total", ...) last when given."""
     rows = [(m[1], int(m[2]), float(m[3]) * _SECONDS[m[4]]) for m in _ROW.finditer(report)]
     total = _TOTAL.search(report)
     if total:

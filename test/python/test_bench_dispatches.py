@@ -1,0 +1,56 @@
+"""tools/bench/dispatches.py: reading iree-profile's statistics, input flags, and one real profile."""
+
+import os
+import sys
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, ROOT)
+from tools.bench import dispatches  # noqa: E402
+
+# The lines of `iree-profile statistics` the tool reads (IREE 3.13), among others it must skip.
+REPORT = """IREE HAL device statistics:
+  aggregate_rows=8
+  host_execute_queue p=0 q=0 alloca  count=442 total=116.996 us avg=264 ns operations=442 payload=2780823552B
+  host_execute_queue p=0 q=0 dispatch  count=663 total=2197.550 ms avg=3.314 ms operations=663 tiles=459680
+  host_execute _encoding_0_encode_1024x1024xf32_to_1024x1024xf32  count=221 total=66.813 ms avg=302.321 us tiles=3536
+  host_execute main_dispatch_0_matmul_1024x1024x1024_f32  count=221 total=2050.974 ms avg=9.280 ms tiles=452608
+  host_execute_queue p=0 q=0 execute  count=221 total=2199.000 ms avg=9.950 ms operations=221
+  host_execute_queue p=0 q=0 barrier  count=221 total=9.144 us avg=41 ns
+"""
+
+
+def test_statistics_give_each_dispatch_and_the_whole_call():
+    rows = dispatches.parse_statistics(REPORT)
+    assert [(name, calls) for name, calls, _ in rows] == [
+        ("_encoding_0_encode_1024x1024xf32_to_1024x1024xf32", 221),
+        ("main_dispatch_0_matmul_1024x1024x1024_f32", 221),
+        ("total", 221),
+    ]
+    assert [round(seconds * 1e6, 3) for _, _, seconds in rows] == [302.321, 9280.0, 9950.0]
+    assert dispatches.parse_statistics("no profile here") == []
+
+
+@pytest.mark.parametrize("array, spec", [
+    (np.zeros((2, 3), np.float32), "2x3xf32"),
+    (np.zeros((4,), ml_dtypes.bfloat16), "4xbf16"),
+    (np.zeros((1, 1), np.bool_), "1x1xi1"),
+    (np.zeros((5,), np.uint8), "5xui8"),
+    (np.zeros((2,), np.int64), "2xi64"),
+])
+def test_input_flags_name_shape_and_element_type_and_write_the_bytes(tmp_path, array, spec):
+    path = str(tmp_path / "in.bin")
+    assert dispatches.input_flag(path, array) == f"--input={spec}=@{path}"
+    assert os.path.getsize(path) == array.nbytes
+
+
+def test_a_zoo_model_profiles_into_its_dispatches(tmp_path):
+    pytest.importorskip("jax")
+    rows = dispatches.profile("row_sum", 1, str(tmp_path))
+    names = [name for name, _, _ in rows]
+    assert names[-1] == "total" and len(names) >= 2
+    total = rows[-1][2]
+    assert 0 < sum(seconds for _, _, seconds in rows[:-1]) <= total
