@@ -1,12 +1,18 @@
 """oxla-llvmcpu-outer-reduction-tiles: reductions over outer dimensions get register-wide tiles and stay exact.
-oxla-llvmcpu-pack-vector-tiles: dispatches that data-tile keep their vector steps within native vectors."""
+oxla-llvmcpu-pack-vector-tiles: dispatches that data-tile keep their vector steps within native vectors.
+oxla-llvmcpu-pack-panels: stand-alone operand packs give each workgroup one panel of rows."""
 
+import re
+
+import ml_dtypes
 import numpy as np
 import pytest
 
 from oxla import ir, runtime, transforms
 from oxla.pipelines import compile
-from oxla.transforms.cpu_tiles import _vector_shape, capped_inner_config, outer_reduction_config, pack_vector_config
+from oxla.transforms.cpu_tiles import (
+    _vector_shape, capped_inner_config, outer_reduction_config, pack_vector_config, panel_config,
+)
 
 _MLIR = {np.float32: "f32", np.float64: "f64", np.int32: "i32"}
 
@@ -181,3 +187,62 @@ def test_norm_feeding_a_matmul_packs_within_native_vectors_and_stays_exact():
     c = x - x.mean(axis=1, keepdims=True)
     expected = (c / np.sqrt((c * c).mean(axis=1, keepdims=True))) @ w + x
     np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-3)
+
+
+@pytest.mark.parametrize("config, outer, expected", [
+    ("distribution = [32, 64], vector_common_parallel = [1, 1]", [64, 512],
+     "distribution = [1, 512], vector_common_parallel = [1, 1]"),
+    ("distribution = [64, 64], vector_common_parallel = [1, 16]", [64, 1024],
+     "distribution = [1, 1024], vector_common_parallel = [1, 16]"),
+])
+def test_pack_panels_give_each_workgroup_one_row_of_tiles(config, outer, expected):
+    assert panel_config(_lc(config), outer) == _lc(expected)
+
+
+@pytest.mark.parametrize("config, outer", [
+    ("distribution = [1, 512], vector_common_parallel = [1, 1]", [64, 512]),  # already panels
+    ("vector_common_parallel = [1, 1]", [64, 512]),  # no distribution level
+    ("distribution = [1, 8, 64], vector_common_parallel = [1, 1, 1]", [4, 64, 512]),  # batched: not 2-D
+])
+def test_pack_panels_leave_other_configs_alone(config, outer):
+    assert panel_config(_lc(config), outer) is None
+
+
+_GEMM_BF16 = """
+func.func @main(%a: tensor<256x128xbf16>, %b: tensor<128x64xbf16>) -> tensor<256x64xf32> {
+  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<256x128xbf16>, tensor<128x64xbf16>) -> tensor<256x64xf32>
+  return %0 : tensor<256x64xf32>
+}
+"""
+
+
+def _pack_distributions(module) -> dict[str, str]:
+    """The distribution level of every configured linalg.pack, by its result type."""
+    found = {}
+    ir.walk(module, lambda op: found.__setitem__(str(op.results[0].type), str(op.attributes["lowering_config"]))
+            if op.name == "linalg.pack" and "lowering_config" in op.attributes else None)
+    return {t: re.search(r"distribution = \[[^\]]*\]", c).group(0) for t, c in found.items() if "distribution" in c}
+
+
+def test_a_gemm_packs_its_left_operand_by_panels_and_stays_exact():
+    raw = compile(_GEMM_BF16, compile_to="executable-configurations", optimize=False)  # IREE's own configs
+    lhs = "tensor<16x64x16x2xbf16>"  # 256x128 in 16x2 tiles
+    assert _pack_distributions(raw)[lhs] != "distribution = [1, 64]"  # the case arises
+    default = compile(_GEMM_BF16, compile_to="executable-configurations")  # the pass is in the default pipeline
+    assert _pack_distributions(default)[lhs] == "distribution = [1, 64]"
+    assert {t: d for t, d in _pack_distributions(default).items() if t != lhs} == \
+        {t: d for t, d in _pack_distributions(raw).items() if t != lhs}  # the right operand's pack is IREE's
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((256, 128)).astype(ml_dtypes.bfloat16)
+    b = rng.standard_normal((128, 64)).astype(ml_dtypes.bfloat16)
+    got = np.asarray(runtime.load(compile(_GEMM_BF16)).main(a, b))
+    np.testing.assert_allclose(got, a.astype(np.float64) @ b.astype(np.float64), rtol=1e-4, atol=1e-3)
+
+
+def test_packs_into_few_panels_are_left_to_iree():
+    few = _GEMM_BF16.replace("256x", "32x")  # two panels of 16 rows
+    module = compile(few, compile_to="executable-configurations", optimize=False)
+    before = _pack_distributions(module)
+    assert "tensor<2x64x16x2xbf16>" in before  # the left operand's pack, distributed by IREE
+    transforms.run(module, "builtin.module(oxla-llvmcpu-pack-panels)")
+    assert _pack_distributions(module) == before
