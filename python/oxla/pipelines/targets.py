@@ -93,7 +93,7 @@ LLVM_CPU_CODEGEN_PASSES = (
     ("after:global-optimization", "builtin.module(oxla-llvmcpu-outer-reduction-tiles)"),
     # Dispatches take buffers on 16-byte boundaries, not IREE's 64, so oxla.runtime reads numpy's
     # arrays in place instead of copying them (the row sum through module.main(numpy): 0.89 ms ->
-    # 0.26 ms; resident run times within 2%); see oxla/transforms/bindings.py.
+    # 0.21 ms; resident run times within 2%); see oxla/transforms/bindings.py.
     ("after:stream", "builtin.module(oxla-binding-alignment)"),
     # Vector steps of data-tiling dispatches within native vectors, in place of IREE's 4096-lane ones
     # (chosen differently from run to run) that take LLVM 1-2 s to compile (the transformer block:

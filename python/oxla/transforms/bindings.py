@@ -41,12 +41,28 @@ def _public_functions(module) -> list:
     return found
 
 
+def _dispatch_functions(module) -> list:
+    """The functions of the module's `stream.executable`s: one per dispatch, bindings as arguments."""
+    found = []
+
+    def visit(op):
+        outer = op.parent.parent if op.parent is not None else None
+        if op.name == "func.func" and outer is not None and outer.name == "stream.executable":
+            found.append(op)
+
+    ir.walk(module, visit)
+    return found
+
+
+def _entries(dictionary) -> dict:
+    """A DictAttr's entries as a Python dict of name -> attribute."""
+    named = ir.DictAttr(dictionary)
+    return {named[i].name: named[i].attr for i in range(len(named))}
+
+
 def _with_entry(reflection, key: str, value: str):
     """A copy of the `iree.reflection` dictionary `reflection` (or a new one) with key = value."""
-    entries = {}
-    if reflection is not None:
-        named = ir.DictAttr(reflection)
-        entries = {named[i].name: named[i].attr for i in range(len(named))}
+    entries = _entries(reflection) if reflection is not None else {}
     entries[key] = ir.StringAttr.get(value, context=ir.context())
     return ir.DictAttr.get(entries, context=ir.context())
 
@@ -60,8 +76,7 @@ def _lower_binding_alignments(func, alignment: int) -> None:
     index = ir.IndexType.get(context=context)
     lowered = []
     for attrs in ir.ArrayAttr(arg_attrs):
-        named = ir.DictAttr(attrs)
-        entries = {named[i].name: named[i].attr for i in range(len(named))}
+        entries = _entries(attrs)
         current = entries.get("stream.alignment")
         if current is not None and ir.IntegerAttr(current).value > alignment:
             entries["stream.alignment"] = ir.IntegerAttr.get(index, alignment)
@@ -82,11 +97,7 @@ class BindingAlignment(Pass):
         """Lowers the dispatches' binding alignments and adds the reflection entry to public functions."""
         if self.alignment < 1 or self.alignment & (self.alignment - 1):
             raise ValueError(f"{self.name}: alignment must be a power of two, got {self.alignment}")
-        dispatches = []
-        ir.walk(module, lambda op: dispatches.append(op) if op.name == "func.func" and
-                op.parent is not None and op.parent.name == "builtin.module" and
-                op.parent.parent is not None and op.parent.parent.name == "stream.executable" else None)
-        for func in dispatches:
+        for func in _dispatch_functions(module):
             _lower_binding_alignments(func, self.alignment)
         for func in _public_functions(module):
             old = func.attributes["iree.reflection"] if "iree.reflection" in func.attributes else None

@@ -87,6 +87,8 @@ def test_the_compiler_writes_the_record_the_runtime_reads():
     module = ort.load(compile(SUM.format(t="f32")), device="local-sync")
     assert module.main._vm_function.reflection[ALIGNMENT_KEY] == "16"
     assert module.main._inputs[0].alignment == 16
+    streamed = str(compile(SUM.format(t="f32"), compile_to="stream"))  # the dispatches' own assumption
+    assert "stream.alignment = 16" in streamed and "stream.alignment = 64" not in streamed
 
 
 def test_results_are_aligned_and_go_back_in_without_a_copy():
