@@ -1,6 +1,6 @@
 """oxla-llvmcpu-outer-reduction-tiles: reductions over outer dimensions get register-wide tiles and stay exact.
 oxla-llvmcpu-pack-vector-tiles: dispatches that data-tile keep their vector steps within native vectors.
-oxla-llvmcpu-pack-panels: stand-alone operand packs give each workgroup one panel of rows."""
+oxla-llvmcpu-pack-panels: stand-alone operand packs give each workgroup whole rows of their source."""
 
 import re
 
@@ -189,23 +189,23 @@ def test_norm_feeding_a_matmul_packs_within_native_vectors_and_stays_exact():
     np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-3)
 
 
-@pytest.mark.parametrize("config, outer, expected", [
-    ("distribution = [32, 64], vector_common_parallel = [1, 1]", [64, 512],
+@pytest.mark.parametrize("config, distribution, expected", [
+    ("distribution = [32, 64], vector_common_parallel = [1, 1]", [1, 512],
      "distribution = [1, 512], vector_common_parallel = [1, 1]"),
-    ("distribution = [64, 64], vector_common_parallel = [1, 16]", [64, 1024],
-     "distribution = [1, 1024], vector_common_parallel = [1, 16]"),
+    ("distribution = [64, 64], vector_common_parallel = [1, 16]", [64, 16],
+     "distribution = [64, 16], vector_common_parallel = [1, 16]"),
 ])
-def test_pack_panels_give_each_workgroup_one_row_of_tiles(config, outer, expected):
-    assert panel_config(_lc(config), outer) == _lc(expected)
+def test_pack_panels_set_the_workgroup_level(config, distribution, expected):
+    assert panel_config(_lc(config), distribution) == _lc(expected)
 
 
-@pytest.mark.parametrize("config, outer", [
-    ("distribution = [1, 512], vector_common_parallel = [1, 1]", [64, 512]),  # already panels
-    ("vector_common_parallel = [1, 1]", [64, 512]),  # no distribution level
-    ("distribution = [1, 8, 64], vector_common_parallel = [1, 1, 1]", [4, 64, 512]),  # batched: not 2-D
+@pytest.mark.parametrize("config, distribution", [
+    ("distribution = [1, 512], vector_common_parallel = [1, 1]", [1, 512]),  # already so
+    ("vector_common_parallel = [1, 1]", [1, 512]),  # no distribution level
+    ("distribution = [1, 8, 64], vector_common_parallel = [1, 1, 1]", [1, 512]),  # batched: not 2-D
 ])
-def test_pack_panels_leave_other_configs_alone(config, outer):
-    assert panel_config(_lc(config), outer) is None
+def test_pack_panels_leave_other_configs_alone(config, distribution):
+    assert panel_config(_lc(config), distribution) is None
 
 
 _GEMM_BF16 = """
@@ -224,14 +224,14 @@ def _pack_distributions(module) -> dict[str, str]:
     return {t: re.search(r"distribution = \[[^\]]*\]", c).group(0) for t, c in found.items() if "distribution" in c}
 
 
-def test_a_gemm_packs_its_left_operand_by_panels_and_stays_exact():
+def test_a_gemm_packs_its_operands_by_whole_source_rows_and_stays_exact():
     raw = compile(_GEMM_BF16, compile_to="executable-configurations", optimize=False)  # IREE's own configs
-    lhs = "tensor<16x64x16x2xbf16>"  # 256x128 in 16x2 tiles
-    assert _pack_distributions(raw)[lhs] != "distribution = [1, 64]"  # the case arises
+    lhs = "tensor<16x64x16x2xbf16>"  # 256x128 in 16x2 tiles: one panel of 16 rows per workgroup
+    rhs = "tensor<4x64x16x2xbf16>"  # 128x64 in 16x2 tiles, outer dimensions swapped: 16 rows per workgroup
+    wanted = {lhs: "distribution = [1, 64]", rhs: "distribution = [4, 8]"}
+    assert all(_pack_distributions(raw)[t] != d for t, d in wanted.items())  # the cases arise
     default = compile(_GEMM_BF16, compile_to="executable-configurations")  # the pass is in the default pipeline
-    assert _pack_distributions(default)[lhs] == "distribution = [1, 64]"
-    assert {t: d for t, d in _pack_distributions(default).items() if t != lhs} == \
-        {t: d for t, d in _pack_distributions(raw).items() if t != lhs}  # the right operand's pack is IREE's
+    assert _pack_distributions(default) == wanted
     rng = np.random.default_rng(3)
     a = rng.standard_normal((256, 128)).astype(ml_dtypes.bfloat16)
     b = rng.standard_normal((128, 64)).astype(ml_dtypes.bfloat16)
@@ -239,10 +239,11 @@ def test_a_gemm_packs_its_left_operand_by_panels_and_stays_exact():
     np.testing.assert_allclose(got, a.astype(np.float64) @ b.astype(np.float64), rtol=1e-4, atol=1e-3)
 
 
-def test_packs_into_few_panels_are_left_to_iree():
+def test_packs_with_few_workgroups_are_left_to_iree():
     few = _GEMM_BF16.replace("256x", "32x")  # two panels of 16 rows
     module = compile(few, compile_to="executable-configurations", optimize=False)
-    before = _pack_distributions(module)
-    assert "tensor<2x64x16x2xbf16>" in before  # the left operand's pack, distributed by IREE
+    lhs = _pack_distributions(module)["tensor<2x64x16x2xbf16>"]  # the left operand's pack, distributed by IREE
     transforms.run(module, "builtin.module(oxla-llvmcpu-pack-panels)")
-    assert _pack_distributions(module) == before
+    assert _pack_distributions(module)["tensor<2x64x16x2xbf16>"] == lhs
+    transforms.run(module, "builtin.module(oxla-llvmcpu-pack-panels{min-workgroups=2})")
+    assert _pack_distributions(module)["tensor<2x64x16x2xbf16>"] == "distribution = [1, 64]"

@@ -99,8 +99,9 @@ LLVM_CPU_CODEGEN_PASSES = (
     # (chosen differently from run to run) that take LLVM 1-2 s to compile (the transformer block:
     # 3-4 s -> 2 s, run time unchanged); see oxla/transforms/cpu_tiles.py.
     ("after:executable-configurations", "builtin.module(oxla-llvmcpu-pack-vector-tiles)"),
-    # A matmul operand packed in a dispatch of its own packs one whole panel of rows per workgroup
-    # (the bf16 GEMM's left operand: 0.30 ms -> 0.10 ms of a 5 ms call); see oxla/transforms/cpu_tiles.py.
+    # A matmul operand packed in a dispatch of its own has each workgroup read whole rows of it (the
+    # bf16 GEMM's left operand: 0.30 ms -> 0.10 ms of a 5 ms call; the f32 GEMM's right operand:
+    # 0.36 ms -> 0.24-0.27 ms); see oxla/transforms/cpu_tiles.py.
     ("after:executable-configurations", "builtin.module(oxla-llvmcpu-pack-panels)"),
 )
 

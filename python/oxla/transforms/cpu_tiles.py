@@ -28,15 +28,18 @@ level). Both runs then get the same configuration and the block compiles in
 about 2 s, with the same results and run time (docs/performance.md). Run
 after IREE's `executable-configurations` phase.
 
-oxla-llvmcpu-pack-panels: a data-tiled matmul packs its left operand into
-panels of `M0` rows in a dispatch of its own, which IREE distributes as
-blocks of 32 panels by 64 column tiles. For the bf16 GEMM (16x2 tiles) that
-dispatch took 0.30 ms of the call's 5.0 ms inside the program; given one
-whole panel per workgroup (16 rows read end to end, one contiguous panel
-written) it takes 0.10 ms, and the f32 GEMM's 0.31 ms take 0.25 ms
-(docs/performance.md). The pass does that for every such stand-alone pack:
-2-D, tiling both dimensions in order, into at least `min-panels` panels so
-that workgroups stay plentiful. Run after `executable-configurations`.
+oxla-llvmcpu-pack-panels: a data-tiled matmul whose operands arrive at run
+time packs each in a dispatch of its own, which IREE distributes as blocks
+of tiles that read their source rows in short pieces. For the bf16 GEMM the
+left operand's pack (16x2 tiles, blocks of 32 panels by 64 column tiles)
+took 0.30 ms of the call's 5.0 ms inside the program; given one whole panel
+of 16 rows per workgroup (read end to end, written as one contiguous panel)
+it takes 0.10 ms, and the f32 GEMM's 0.31 ms take 0.25 ms. The f32 GEMM's
+right operand's pack, given every column tile of 16 whole rows per
+workgroup, takes 0.24-0.27 ms instead of 0.35-0.37 ms (docs/performance.md).
+The pass does that for every stand-alone 2-D pack of either layout that
+still gets at least `min-workgroups` workgroups. Run after
+`executable-configurations`.
 """
 
 from __future__ import annotations
@@ -225,36 +228,52 @@ class PackVectorTiles(Pass):
                     _set(op, capped_inner_config(config, lanes))
 
 
-def panel_config(config: str, outer_shape: list[int]) -> str | None:
-    """`config` (a 2-D pack's lowering config) distributing one panel, a whole row of outer tiles, per
-    workgroup; None when it has no two-level distribution or already does that."""
+def panel_config(config: str, distribution: list[int]) -> str | None:
+    """`config` (a 2-D pack's lowering config) with `distribution` as its workgroup level; None when
+    it has no two-level distribution or already has that one."""
     levels = _levels(config)
-    distribution = levels.get("distribution") if levels else None
-    if distribution is None or len(distribution) != 2 or len(outer_shape) != 2:
+    current = levels.get("distribution") if levels else None
+    if current is None or len(current) != 2 or len(distribution) != 2:
         return None
-    levels["distribution"] = [1, outer_shape[1]]
+    levels["distribution"] = list(distribution)
     panels = _config(levels)
     return panels if panels != config else None
 
 
-def _is_row_panel_pack(op) -> bool:
-    """Whether op is a 2-D linalg.pack tiling rows then columns in source order, with static shapes."""
+def row_block_distribution(op) -> tuple[list[int], int] | None:
+    """(distribution, workgroups) under which each workgroup of a static 2-D linalg.pack reads whole
+    rows of its source, or None for packs of other layouts.
+
+    A pack of a matmul's left operand (tiles [M0, K0] over rows and columns, in order) reads one
+    panel of M0 rows: one row of outer tiles. A pack of its right operand (tiles [N0, K0] over
+    columns and rows, outer dimensions swapped) reads N0 rows: every column tile of N0 / K0
+    consecutive outer rows.
+    """
     if op.name != "linalg.pack" or len(op.operands[0].type.shape) != 2:
-        return False
-    if "outer_dims_perm" in op.attributes and list(ir.DenseI64ArrayAttr(op.attributes["outer_dims_perm"])) != [0, 1]:
-        return False
+        return None
     result = ir.RankedTensorType(op.results[0].type)
-    return list(ir.DenseI64ArrayAttr(op.attributes["inner_dims_pos"])) == [0, 1] and result.has_static_shape
+    if not result.has_static_shape:
+        return None
+    perm = list(ir.DenseI64ArrayAttr(op.attributes["outer_dims_perm"])) if "outer_dims_perm" in op.attributes else [0, 1]
+    position = list(ir.DenseI64ArrayAttr(op.attributes["inner_dims_pos"]))
+    tiles = list(ir.DenseI64ArrayAttr(op.attributes["static_inner_tiles"]))
+    outer = list(result.shape)[:2]
+    if perm == [0, 1] and position == [0, 1]:
+        return [1, outer[1]], outer[0]
+    if perm == [1, 0] and position == [1, 0] and tiles[1] > 0:
+        rows = max(1, tiles[0] // tiles[1])
+        return [outer[0], rows], -(-outer[1] // rows)
+    return None
 
 
 @register_pass
 class PackPanels(Pass):
-    """Gives each workgroup of a stand-alone matmul-operand pack one whole panel of rows (bf16: 3x faster than IREE's blocks)."""
+    """Gives each workgroup of a stand-alone matmul-operand pack whole rows of its source (bf16: 3x faster than IREE's blocks)."""
 
     name = "oxla-llvmcpu-pack-panels"
     anchor = "builtin.module"
-    min_panels: int = dataclasses.field(default=4, metadata={
-        "help": "leave packs into fewer panels than this to IREE (too few workgroups to share)"})
+    min_workgroups: int = dataclasses.field(default=4, metadata={
+        "help": "leave packs that would get fewer workgroups than this to IREE (too few to share)"})
 
     def run(self, module) -> None:
         """Rewrites the distribution of each function whose only configured op is such a pack."""
@@ -263,9 +282,6 @@ class PackPanels(Pass):
         for func in funcs:
             configured = []
             ir.walk(func, lambda op: configured.append(op) if "lowering_config" in op.attributes else None)
-            if len(configured) != 1 or not _is_row_panel_pack(configured[0]):
-                continue
-            pack = configured[0]
-            outer = list(ir.RankedTensorType(pack.results[0].type).shape)[:2]
-            if outer[0] >= self.min_panels:
-                _set(pack, panel_config(str(pack.attributes["lowering_config"]), outer))
+            blocks = row_block_distribution(configured[0]) if len(configured) == 1 else None
+            if blocks is not None and blocks[1] >= self.min_workgroups:
+                _set(configured[0], panel_config(str(configured[0].attributes["lowering_config"]), blocks[0]))

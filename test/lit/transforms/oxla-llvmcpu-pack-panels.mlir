@@ -1,19 +1,25 @@
-// A stand-alone pack of a matmul's left operand distributes one whole panel of rows per workgroup.
-// Packs that transpose their tiles, packs fused with other configured ops, and packs into fewer
-// than min-panels panels keep IREE's configuration.
+// A stand-alone pack of a matmul operand has each workgroup read whole rows of its source: the
+// left operand one panel of 16 rows (a row of outer tiles), the right operand (outer dimensions
+// swapped, 16x2 tiles) every column tile of 8 outer rows. Packs of other layouts, packs fused with
+// other configured ops, and packs that would get fewer than min-workgroups workgroups keep IREE's
+// configuration.
 // RUN: oxla-opt %s --pass-pipeline='builtin.module(oxla-llvmcpu-pack-panels)' | FileCheck %s
-// RUN: oxla-opt %s --pass-pipeline='builtin.module(oxla-llvmcpu-pack-panels{min-panels=128})' | FileCheck %s --check-prefix=FEW
+// RUN: oxla-opt %s --pass-pipeline='builtin.module(oxla-llvmcpu-pack-panels{min-workgroups=128})' | FileCheck %s --check-prefix=FEW
 
 // CHECK-DAG: #[[PANELS:.*]] = #iree_cpu.lowering_config<distribution = [1, 512], vector_common_parallel = [1, 1]>
+// CHECK-DAG: #[[ROWS:.*]] = #iree_cpu.lowering_config<distribution = [64, 8], vector_common_parallel = [1, 1]>
 // CHECK-DAG: #[[IREE:.*]] = #iree_cpu.lowering_config<distribution = [32, 64], vector_common_parallel = [1, 1]>
 // CHECK-LABEL: func.func @lhs
 // CHECK: linalg.pack {{.*}} {lowering_config = #[[PANELS]]}
 // CHECK-LABEL: func.func @rhs
+// CHECK: linalg.pack {{.*}} {lowering_config = #[[ROWS]]}
+// CHECK-LABEL: func.func @columns_first
 // CHECK: linalg.pack {{.*}} {lowering_config = #[[IREE]]}
 // CHECK-LABEL: func.func @fused
 // CHECK: linalg.pack {{.*}} {lowering_config = #[[IREE]]}
 
 // FEW-NOT: distribution = [1, 512]
+// FEW-NOT: distribution = [64, 8]
 // FEW: #[[KEPT:.*]] = #iree_cpu.lowering_config<distribution = [32, 64], vector_common_parallel = [1, 1]>
 // FEW-NOT: distribution = [1, 512]
 // FEW-LABEL: func.func @lhs
@@ -30,6 +36,11 @@ hal.executable private @ex {
         %e = tensor.empty() : tensor<64x512x16x2xbf16>
         %p = linalg.pack %b outer_dims_perm = [1, 0] inner_dims_pos = [1, 0] inner_tiles = [16, 2] into %e {lowering_config = #iree_cpu.lowering_config<distribution = [32, 64], vector_common_parallel = [1, 1]>} : tensor<1024x1024xbf16> -> tensor<64x512x16x2xbf16>
         return %p : tensor<64x512x16x2xbf16>
+      }
+      func.func @columns_first(%b: tensor<1024x1024xbf16>) -> tensor<512x64x16x2xbf16> {
+        %e = tensor.empty() : tensor<512x64x16x2xbf16>
+        %p = linalg.pack %b inner_dims_pos = [1, 0] inner_tiles = [16, 2] into %e {lowering_config = #iree_cpu.lowering_config<distribution = [32, 64], vector_common_parallel = [1, 1]>} : tensor<1024x1024xbf16> -> tensor<512x64x16x2xbf16>
+        return %p : tensor<512x64x16x2xbf16>
       }
       func.func @fused(%a: tensor<1024x1024xbf16>) -> tensor<64x512x16x2xbf16> {
         %e0 = tensor.empty() : tensor<1024x1024xbf16>

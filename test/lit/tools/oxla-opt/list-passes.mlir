@@ -27,8 +27,8 @@
 // CHECK-NEXT:   --oxla-legalize-triangular-solve{{ +}}- Rewrites stablehlo.triangular_solve (which IREE does not lower) as substitution in a stablehlo.while.
 // CHECK-NEXT:   --oxla-legalize-unsigned{{ +}}- Rewrites ops on unsigned integers that IREE rejects (reverse, padded reduce_window) into forms it lowers.
 // CHECK-NEXT:   --oxla-llvmcpu-outer-reduction-tiles{{ +}}- Gives reductions over outer dimensions register-wide CPU tiles (IREE's default reads 128 bytes per row).
-// CHECK-NEXT:   --oxla-llvmcpu-pack-panels{{ +}}- Gives each workgroup of a stand-alone matmul-operand pack one whole panel of rows (bf16: 3x faster than IREE's blocks).
-// CHECK-NEXT:       min-panels=<int> (default 4) - leave packs into fewer panels than this to IREE (too few workgroups to share)
+// CHECK-NEXT:   --oxla-llvmcpu-pack-panels{{ +}}- Gives each workgroup of a stand-alone matmul-operand pack whole rows of its source (bf16: 3x faster than IREE's blocks).
+// CHECK-NEXT:       min-workgroups=<int> (default 4) - leave packs that would get fewer workgroups than this to IREE (too few to share)
 // CHECK-NEXT:   --oxla-llvmcpu-pack-vector-tiles{{ +}}- Keeps the vector steps of data-tiling dispatches within native vectors (4096-lane ones compile for seconds).
 // CHECK-NEXT:   --oxla-materialize-shared-elementwise{{ +}}- Computes costly element-wise values once (optimization_barrier) when several reductions would recompute them.
 // CHECK-NEXT:       min-elements=<int> (default 16384)
