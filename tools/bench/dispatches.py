@@ -35,9 +35,8 @@ _SECONDS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 
 
 def _tool(name: str) -> str:
-    """An IREE runtime tool next to this Python, else on PATH; SystemExit when there is none."""
-    local = os.path.join(os.path.dirname(sys.executable), name)
-    found = local if os.path.exists(local) else shutil.which(name)
+    """An IREE runtime tool (systems.iree_tool); SystemExit when there is none."""
+    found = shutil.which(systems.iree_tool(name))
     if found is None:
         raise SystemExit(f"{name} not found (it comes with iree-base-runtime)")
     return found

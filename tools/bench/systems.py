@@ -290,9 +290,14 @@ def _iree_resident(vmfb: bytes, device, inputs, main=None):
     return lambda: main(*placed)
 
 
+def iree_tool(name: str) -> str:
+    """An IREE command-line tool: the one next to this Python (the venv's wheels) if present, else by name."""
+    local = os.path.join(os.path.dirname(sys.executable), name)
+    return local if os.path.exists(local) else name
+
+
 def iree_compile_tool() -> str:
-    local = os.path.join(os.path.dirname(sys.executable), "iree-compile")
-    return local if os.path.exists(local) else "iree-compile"
+    return iree_tool("iree-compile")
 
 
 class Iree(System):

@@ -195,6 +195,18 @@ def _lanes(func) -> int:
     return _native_vector_bytes(str(op.attributes["target"]) if op is not None else "") // 4
 
 
+def _configured_ops_by_function(module) -> list[tuple[object, list]]:
+    """Each func.func of the module with its ops that carry a lowering_config, in order."""
+    funcs = []
+    ir.walk(module, lambda op: funcs.append(op) if op.name == "func.func" else None)
+    found = []
+    for func in funcs:
+        configured = []
+        ir.walk(func, lambda op: configured.append(op) if "lowering_config" in op.attributes else None)
+        found.append((func, configured))
+    return found
+
+
 def _set(op, config: str | None) -> None:
     """Replaces op's lowering_config with `config` when there is one."""
     if config is not None:
@@ -211,11 +223,7 @@ class PackVectorTiles(Pass):
     def run(self, module) -> None:
         """In each function holding a configured linalg.pack: caps the packs' vector steps at a 16x16
         tile's elements (pack_vector_config) and other ops' inner steps at a native vector (capped_inner_config)."""
-        funcs = []
-        ir.walk(module, lambda op: funcs.append(op) if op.name == "func.func" else None)
-        for func in funcs:
-            configured = []
-            ir.walk(func, lambda op: configured.append(op) if "lowering_config" in op.attributes else None)
+        for func, configured in _configured_ops_by_function(module):
             if not any(op.name == "linalg.pack" for op in configured):
                 continue
             lanes = _lanes(func)
@@ -277,11 +285,7 @@ class PackPanels(Pass):
 
     def run(self, module) -> None:
         """Rewrites the distribution of each function whose only configured op is such a pack."""
-        funcs = []
-        ir.walk(module, lambda op: funcs.append(op) if op.name == "func.func" else None)
-        for func in funcs:
-            configured = []
-            ir.walk(func, lambda op: configured.append(op) if "lowering_config" in op.attributes else None)
+        for _, configured in _configured_ops_by_function(module):
             blocks = row_block_distribution(configured[0]) if len(configured) == 1 else None
             if blocks is not None and blocks[1] >= self.min_workgroups:
                 _set(configured[0], panel_config(str(configured[0].attributes["lowering_config"]), blocks[0]))
