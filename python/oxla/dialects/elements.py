@@ -79,9 +79,23 @@ def constant_value(op) -> np.ndarray:
     return parse_dense(literal, ir.ShapedType(op.results[0].type))
 
 
+def splat_element(op):
+    """The one element of a `stablehlo.constant` known to be a splat, as a numpy scalar.
+
+    Reads a single value where constant_value would build the whole array
+    (a splat of 128x1024 floats takes half a millisecond to expand).
+    """
+    literal, _ = value_text(op)
+    return _parse(literal, dtype_of(ir.ShapedType(op.results[0].type).element_type), (1,))[0]
+
+
 def parse_dense(text: str, shaped) -> np.ndarray:
     """Values of a printed `dense<...>` literal (without its type) for a shaped type."""
-    dtype, shape = dtype_of(shaped.element_type), tuple(shaped.shape)
+    return _parse(text, dtype_of(shaped.element_type), tuple(shaped.shape))
+
+
+def _parse(text: str, dtype: np.dtype, shape: tuple[int, ...]) -> np.ndarray:
+    """parse_dense for a dtype and shape: a splat literal fills the shape."""
     blob = _HEX_BLOB.match(text)
     if blob:
         flat = np.frombuffer(bytes.fromhex(blob.group(1)), dtype=dtype)

@@ -21,7 +21,7 @@ from oxla._iree import CapturedStderr, c_function, with_gil
 from oxla.diagnostics import Diagnostic, DiagnosticCollector, SourceLocation
 from oxla.errors import OxlaError
 from oxla.pipelines.phases import PHASES, hook_boundary, phase_index
-from oxla.pipelines.targets import Target, resolve
+from oxla.pipelines.targets import CONTRACTIONS, Target, resolve
 
 Hook = Union[str, Callable]
 
@@ -328,6 +328,22 @@ def _executable_flags(flags, target: Target) -> tuple[str, ...]:
     return tuple(f for f in flags if prefix and f.startswith(prefix) and not f.startswith(target.chip_flag))
 
 
+def program_flags(module, target: Target, flags=()) -> tuple[str, ...]:
+    """The target's executable flags for this program's contractions (Target.plain_contractions).
+
+    None when a contraction takes other operand types, or when the caller's `flags` set them already.
+    """
+    options, types = target.plain_contractions
+    named = {f.split("=")[0] for f in flags}
+    if not options or any(o.split("=")[0] in named for o in options):
+        return ()
+    for op in ir.ops(module):
+        if op.name in CONTRACTIONS and any(
+                str(ir.ShapedType(v.type).element_type) not in types for v in list(op.operands)[:2]):
+            return ()
+    return options
+
+
 def has_complex(module) -> bool:
     """Whether any value of the program has a complex element type (some IREE flags crash on them)."""
     found = []
@@ -458,6 +474,8 @@ def compile(
     all_flags.extend(flag_sets[0][1])
     if opt_level:
         all_flags.append(f"--iree-opt-level={opt_level}")
+    chosen = program_flags(module, tgt, flags) if start < phase_index("preprocessing") else ()
+    all_flags.extend(chosen)
     all_flags.extend(flags)
 
     sigs = signatures(module)
@@ -469,7 +487,7 @@ def compile(
     # The target is set in the module (see device_target); the session gets the rest.
     compiler.use_flags(_session_flags(all_flags, tgt))
     if start < phase_index("preprocessing"):
-        _assign_device(module, tgt, chip, _executable_flags(flags, tgt))
+        _assign_device(module, tgt, chip, _executable_flags(flags, tgt) + chosen)
     times: dict[str, float] = {}
     optimized = start == 0 and optimize
     if optimized:

@@ -39,6 +39,9 @@ class Target:
     # generation choices are weak; oxla.compile runs them with the first flag set only, and retries
     # that set without them before falling back to the next.
     codegen_passes: tuple[tuple[str, str], ...] = ()
+    # (executable flags, element types): a program whose contractions (CONTRACTIONS) all take operands
+    # of these element types is compiled with these flags, unless the caller sets them.
+    plain_contractions: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
 
     def flag_sets_for(self, has_complex: bool) -> list[tuple[str, tuple[str, ...]]]:
         """The flag sets to try, best first, for a program with or without complex values."""
@@ -83,6 +86,17 @@ LLVM_CPU_COMPLEX_FLAG_SETS = (
 )
 
 
+# Ops that are, or that oxla legalizes into, contractions (dot_general).
+CONTRACTIONS = ("stablehlo.dot", "stablehlo.dot_general", "stablehlo.convolution", "stablehlo.fft",
+                "stablehlo.triangular_solve")
+# IREE's default builds every data-tiled matmul with its mmt4d microkernel, whose bitcode LLVM then
+# optimizes with the dispatch: 0.12-0.2 s of each compile. For f32 operands IREE's generated code runs
+# as fast (f32 GEMM 9.24 -> 9.06 ms, MLP 0.97 -> 0.95 ms, BERT and the transformer block within 1%;
+# compile 0.41 -> 0.27 s and 2.12 -> 1.92 s); for bf16 the microkernel is 3x faster (7.5 vs 23.8 ms),
+# so programs with other contractions keep IREE's default. See docs/performance.md.
+LLVM_CPU_PLAIN_CONTRACTIONS = (("--iree-llvmcpu-enable-ukernels=none",), ("f32",))
+
+
 LLVM_CPU_CODEGEN_PASSES = (
     # Costly element-wise values that several reductions consume are written once instead of being
     # recomputed in each reduction's dispatch (the zoo's elementwise chain: 9.5 ms -> 3.8 ms, XLA 5.3 ms);
@@ -115,7 +129,7 @@ TARGETS: dict[str, Target] = {
             "local-task", True,
             "native code for this machine's CPU (host features detected); cpu='generic' for any x86-64",
             LLVM_CPU_OPTIONS, LLVM_CPU_FLAG_SETS, LLVM_CPU_COMPLEX_FLAG_SETS, "--iree-llvmcpu-",
-            LLVM_CPU_CODEGEN_PASSES,
+            LLVM_CPU_CODEGEN_PASSES, LLVM_CPU_PLAIN_CONTRACTIONS,
         ),
         Target(
             "vulkan-spirv", "vulkan", "--iree-vulkan-target", "vp_android_baseline_2022",

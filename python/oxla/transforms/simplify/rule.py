@@ -25,7 +25,7 @@ from typing import Callable
 import numpy as np
 
 from oxla import ir
-from oxla.dialects.elements import constant_value
+from oxla.dialects.elements import constant_value, splat_element
 
 
 @dataclass(frozen=True)
@@ -104,20 +104,31 @@ def constant_of(value) -> np.ndarray | None:
         return None
 
 
-def _may_be_splat(op) -> bool:
-    """False for a constant whose dense attribute is known not to be a splat (so large weights are never read)."""
+def _splat_kind(op) -> bool | None:
+    """Whether a constant's dense attribute is a splat; None when the bindings cannot say (complex values)."""
     try:
         attr = op.operation.attributes["value"]
     except (KeyError, TypeError):  # the bindings cannot hand complex dense attributes to Python
-        return True
-    return not (isinstance(attr, ir.DenseElementsAttr) and not attr.is_splat)
+        return None
+    return attr.is_splat if isinstance(attr, ir.DenseElementsAttr) else None
 
 
 def splat_of(value):
-    """The single element of a splat constant feeding `value` (a numpy scalar), or None."""
+    """The single element of a splat constant feeding `value` (a numpy scalar), or None.
+
+    Large weights are never read; a known splat is read as one element."""
     op = defining(value, "stablehlo.constant")
-    if op is None or not _may_be_splat(op):
+    if op is None:
         return None
+    kind = _splat_kind(op)
+    if kind is False:
+        return None
+    shaped = ir.ShapedType(value.type)
+    if kind and shaped.has_static_shape and 0 not in shaped.shape:
+        try:
+            return splat_element(op)
+        except (KeyError, ValueError):
+            return None
     array = constant_of(value)
     if array is None or array.size == 0:
         return None
