@@ -1,6 +1,7 @@
 """oxla-llvmcpu-outer-reduction-tiles: reductions over outer dimensions get register-wide tiles and stay exact.
 oxla-llvmcpu-pack-vector-tiles: dispatches that data-tile keep their vector steps within native vectors.
-oxla-llvmcpu-pack-panels: stand-alone operand packs give each workgroup whole rows of their source."""
+oxla-llvmcpu-pack-panels: stand-alone operand packs give each workgroup whole rows of their source.
+oxla-llvmcpu-mmt4d-register-tiles: f32 matmul dispatches step 8 rows of two column tiles."""
 
 import re
 
@@ -12,6 +13,7 @@ from oxla import ir, runtime, transforms
 from oxla.pipelines import compile
 from oxla.transforms.cpu_tiles import (
     _vector_shape, capped_inner_config, outer_reduction_config, pack_vector_config, panel_config,
+    register_tile_config,
 )
 
 _MLIR = {np.float32: "f32", np.float64: "f64", np.int32: "i32"}
@@ -247,3 +249,63 @@ def test_packs_with_few_workgroups_are_left_to_iree():
     assert _pack_distributions(module)["tensor<2x64x16x2xbf16>"] == lhs
     transforms.run(module, "builtin.module(oxla-llvmcpu-pack-panels{min-workgroups=2})")
     assert _pack_distributions(module)["tensor<2x64x16x2xbf16>"] == "distribution = [1, 64]"
+
+
+_MMT4D = "vector_common_parallel = [1, 1, 0, 16, 16, 0], vector_reduction = [0, 0, 1, 0, 0, 1]"
+
+
+@pytest.mark.parametrize("distribution", [[2, 4, 0, 0, 0, 0], [1, 2, 0, 0, 0, 0]])
+def test_register_tiles_step_half_the_rows_of_two_column_tiles(distribution):
+    config = _lc(f"distribution = {distribution}, {_MMT4D}")
+    assert register_tile_config(config, 16) == _lc(
+        f"distribution = {distribution}, vector_common_parallel = [1, 2, 0, 8, 16, 0], "
+        "vector_reduction = [0, 0, 1, 0, 0, 1]")
+
+
+@pytest.mark.parametrize("config, lanes", [
+    (_lc(f"distribution = [1, 3, 0, 0, 0, 0], {_MMT4D}"), 16),  # an odd number of column tiles per workgroup
+    (_lc(f"distribution = [1, 2, 0, 0, 0, 0], {_MMT4D}"), 8),  # tiles wider than the native vector
+    (_lc(f"distribution = [1, 2, 0, 0, 0, 0], {_MMT4D.replace('[1, 1, 0, 16', '[1, 2, 0, 8')}"), 16),  # done
+    (_lc(_MMT4D), 16),  # no workgroup level
+])
+def test_register_tiles_leave_other_configs_alone(config, lanes):
+    assert register_tile_config(config, lanes) is None
+
+
+def _gemm(m: int, k: int, n: int, element: str = "f32") -> str:
+    return (f"func.func @main(%a: tensor<{m}x{k}x{element}>, %b: tensor<{k}x{n}x{element}>) -> tensor<{m}x{n}xf32> {{\n"
+            f"  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : "
+            f"(tensor<{m}x{k}x{element}>, tensor<{k}x{n}x{element}>) -> tensor<{m}x{n}xf32>\n"
+            f"  return %0 : tensor<{m}x{n}xf32>\n}}\n")
+
+
+def _mmt4d_steps(module) -> list[str]:
+    found = []
+    ir.walk(module, lambda op: found.append(re.search(r"vector_common_parallel = \[[^\]]*\]",
+                                                      str(op.attributes["lowering_config"])).group(0))
+            if op.name == "linalg.mmt4d" and "lowering_config" in op.attributes else None)
+    return found
+
+
+def test_an_f32_gemm_steps_two_column_tiles_and_stays_exact():
+    src = _gemm(256, 128, 64)
+    raw = compile(src, compile_to="executable-configurations", optimize=False)  # IREE's own configs
+    assert _mmt4d_steps(raw) == ["vector_common_parallel = [1, 1, 0, 16, 16, 0]"]
+    transforms.run(raw, "builtin.module(oxla-llvmcpu-mmt4d-register-tiles)")
+    default = compile(src, compile_to="executable-configurations")  # the pass is in the default pipeline
+    for module in (raw, default):
+        assert _mmt4d_steps(module) == ["vector_common_parallel = [1, 2, 0, 8, 16, 0]"]
+    rng = np.random.default_rng(5)
+    a, b = rng.standard_normal((256, 128)).astype(np.float32), rng.standard_normal((128, 64)).astype(np.float32)
+    got = np.asarray(runtime.load(compile(src)).main(a, b))
+    np.testing.assert_allclose(got, a.astype(np.float64) @ b.astype(np.float64), rtol=1e-4, atol=1e-4)
+
+
+def test_register_tiles_leave_microkernels_and_fused_consumers_alone():
+    with_ukernels = compile(_gemm(256, 128, 64), compile_to="executable-configurations",
+                            flags=["--iree-llvmcpu-enable-ukernels=mmt4d"])
+    assert _mmt4d_steps(with_ukernels) == ["vector_common_parallel = [1, 1, 0, 16, 16, 0]"]
+    fused = _gemm(256, 128, 64).replace(
+        "  return %0", "  %1 = stablehlo.exponential %0 : tensor<256x64xf32>\n  return %1")
+    assert _mmt4d_steps(compile(fused, compile_to="executable-configurations")) == [
+        "vector_common_parallel = [1, 1, 0, 16, 16, 0]"]

@@ -1,5 +1,5 @@
-"""CPU tile sizes IREE 3.13 gets wrong: oxla-llvmcpu-outer-reduction-tiles, oxla-llvmcpu-pack-vector-tiles
-and oxla-llvmcpu-pack-panels.
+"""CPU tile sizes IREE 3.13 gets wrong: oxla-llvmcpu-outer-reduction-tiles, oxla-llvmcpu-pack-vector-tiles,
+oxla-llvmcpu-pack-panels and oxla-llvmcpu-mmt4d-register-tiles.
 
 oxla-llvmcpu-outer-reduction-tiles:
 
@@ -40,6 +40,19 @@ workgroup, takes 0.24-0.27 ms instead of 0.35-0.37 ms (docs/performance.md).
 The pass does that for every stand-alone 2-D pack of either layout that
 still gets at least `min-workgroups` workgroups. Run after
 `executable-configurations`.
+
+oxla-llvmcpu-mmt4d-register-tiles: IREE's generated code for a data-tiled
+f32 matmul (`linalg.mmt4d` with 16x16x1 tiles on AVX-512) accumulates one
+16x16 tile at a time: per step one vector of the right operand and sixteen
+broadcasts of the left, 17 loads for 16 FMAs. Stepping 8 rows of two
+adjacent column tiles instead keeps as many accumulators (16 registers)
+for 10 loads: the f32 GEMM 1024^3 takes 8.4-8.5 ms instead of 9.2-9.3 on
+one thread, 5.0 instead of 6.5 ms on two (XLA 8.2-8.3 and 4.4 ms;
+docs/performance.md). The pass does that where it is safe: matmul
+dispatches holding nothing but the fill, the mmt4d and its unpack (fused
+element-wise consumers keep their 16x16 steps, and IREE then vectorizes
+them whole), built without microkernels, whose workgroups hold an even
+number of column tiles. Run after `executable-configurations`.
 """
 
 from __future__ import annotations
@@ -189,10 +202,15 @@ def pack_vector_config(config: str, tile_elements: int, budget: int) -> str | No
 
 def _lanes(func) -> int:
     """f32 lanes of one native vector of the executable target `func` is compiled for (16 on AVX-512)."""
+    return _native_vector_bytes(_variant_target(func)) // 4
+
+
+def _variant_target(func) -> str:
+    """The printed executable target of the hal.executable.variant `func` is compiled for ('' outside one)."""
     op = func
     while op is not None and op.name != "hal.executable.variant":
         op = op.parent
-    return _native_vector_bytes(str(op.attributes["target"]) if op is not None else "") // 4
+    return str(op.attributes["target"]) if op is not None else ""
 
 
 def _configured_ops_by_function(module) -> list[tuple[object, list]]:
@@ -289,3 +307,46 @@ class PackPanels(Pass):
             blocks = row_block_distribution(configured[0]) if len(configured) == 1 else None
             if blocks is not None and blocks[1] >= self.min_workgroups:
                 _set(configured[0], panel_config(str(configured[0].attributes["lowering_config"]), blocks[0]))
+
+
+def register_tile_config(config: str, lanes: int) -> str | None:
+    """`config` (an f32 mmt4d's lowering config) stepping half the rows of two adjacent column tiles
+    instead of one lanes x lanes tile; None unless it steps one such tile and its workgroups hold an
+    even number of column tiles."""
+    levels = _levels(config)
+    if levels is None or levels.get("vector_common_parallel") != [1, 1, 0, lanes, lanes, 0]:
+        return None
+    distribution = levels.get("distribution")
+    if not distribution or len(distribution) != 6 or distribution[1] % 2 or lanes % 2:
+        return None
+    levels["vector_common_parallel"] = [1, 2, 0, lanes // 2, lanes, 0]
+    return _config(levels)
+
+
+def _f32_mmt4d(op) -> bool:
+    """Whether `op` is a linalg.mmt4d of static f32 operands and accumulator."""
+    return op.name == "linalg.mmt4d" and all(
+        ir.RankedTensorType(v.type).has_static_shape and str(ir.RankedTensorType(v.type).element_type) == "f32"
+        for v in op.operands)
+
+
+@register_pass
+class Mmt4dRegisterTiles(Pass):
+    """Steps data-tiled f32 matmuls through 8 rows of two column tiles (10 loads per 16 FMAs, not 17)."""
+
+    name = "oxla-llvmcpu-mmt4d-register-tiles"
+    anchor = "builtin.module"
+
+    def run(self, module) -> None:
+        """Rewrites the mmt4d's steps in each matmul dispatch of only a fill, an f32 mmt4d and an unpack,
+        compiled without microkernels (which take whole tiles)."""
+        for func, configured in _configured_ops_by_function(module):
+            names = sorted(op.name for op in configured)
+            if names not in (["linalg.fill", "linalg.mmt4d"], ["linalg.fill", "linalg.mmt4d", "linalg.unpack"]):
+                continue
+            target = _variant_target(func)
+            if 'ukernels = "none"' not in target:
+                continue
+            for op in configured:
+                if _f32_mmt4d(op):
+                    _set(op, register_tile_config(str(op.attributes["lowering_config"]), _lanes(func)))
