@@ -254,22 +254,29 @@ def test_packs_with_few_workgroups_are_left_to_iree():
 _MMT4D = "vector_common_parallel = [1, 1, 0, 16, 16, 0], vector_reduction = [0, 0, 1, 0, 0, 1]"
 
 
-@pytest.mark.parametrize("distribution", [[2, 4, 0, 0, 0, 0], [1, 2, 0, 0, 0, 0]])
-def test_register_tiles_step_half_the_rows_of_two_column_tiles(distribution):
+@pytest.mark.parametrize("distribution, columns, stepped", [
+    ([2, 4, 0, 0, 0, 0], 8, [2, 4, 0, 0, 0, 0]),
+    ([1, 2, 0, 0, 0, 0], 64, [1, 2, 0, 0, 0, 0]),
+    ([1, 1, 0, 0, 0, 0], 128, [1, 2, 0, 0, 0, 0]),  # odd: twice the column tiles
+    ([2, 3, 0, 0, 0, 0], 6, [2, 6, 0, 0, 0, 0]),
+])
+def test_register_tiles_step_half_the_rows_of_two_column_tiles(distribution, columns, stepped):
     config = _lc(f"distribution = {distribution}, {_MMT4D}")
-    assert register_tile_config(config, 16) == _lc(
-        f"distribution = {distribution}, vector_common_parallel = [1, 2, 0, 8, 16, 0], "
+    assert register_tile_config(config, 16, columns) == _lc(
+        f"distribution = {stepped}, vector_common_parallel = [1, 2, 0, 8, 16, 0], "
         "vector_reduction = [0, 0, 1, 0, 0, 1]")
 
 
-@pytest.mark.parametrize("config, lanes", [
-    (_lc(f"distribution = [1, 3, 0, 0, 0, 0], {_MMT4D}"), 16),  # an odd number of column tiles per workgroup
-    (_lc(f"distribution = [1, 2, 0, 0, 0, 0], {_MMT4D}"), 8),  # tiles wider than the native vector
-    (_lc(f"distribution = [1, 2, 0, 0, 0, 0], {_MMT4D.replace('[1, 1, 0, 16', '[1, 2, 0, 8')}"), 16),  # done
-    (_lc(_MMT4D), 16),  # no workgroup level
+@pytest.mark.parametrize("config, lanes, columns", [
+    (_lc(f"distribution = [1, 3, 0, 0, 0, 0], {_MMT4D}"), 16, 9),  # six do not divide nine column tiles
+    (_lc(f"distribution = [4, 5, 0, 0, 0, 0], {_MMT4D}"), 16, 10),  # 4 x 10 tiles: too many per workgroup
+    (_lc(f"distribution = [8, 8, 0, 0, 0, 0], {_MMT4D}"), 16, 64),  # 64: IREE rejects the whole-block unpack
+    (_lc(f"distribution = [1, 2, 0, 0, 0, 0], {_MMT4D}"), 8, 64),  # tiles wider than the native vector
+    (_lc(f"distribution = [1, 2, 0, 0, 0, 0], {_MMT4D.replace('[1, 1, 0, 16', '[1, 2, 0, 8')}"), 16, 64),  # done
+    (_lc(_MMT4D), 16, 64),  # no workgroup level
 ])
-def test_register_tiles_leave_other_configs_alone(config, lanes):
-    assert register_tile_config(config, lanes) is None
+def test_register_tiles_leave_other_configs_alone(config, lanes, columns):
+    assert register_tile_config(config, lanes, columns) is None
 
 
 def _gemm(m: int, k: int, n: int, element: str = "f32") -> str:
@@ -288,7 +295,7 @@ def _mmt4d_steps(module) -> list[str]:
 
 
 def test_an_f32_gemm_steps_two_column_tiles_and_stays_exact():
-    src = _gemm(256, 128, 64)
+    src = _gemm(256, 256, 128)  # 2^23 multiply-adds: the smallest the pass steps
     raw = compile(src, compile_to="executable-configurations", optimize=False)  # IREE's own configs
     assert _mmt4d_steps(raw) == ["vector_common_parallel = [1, 1, 0, 16, 16, 0]"]
     transforms.run(raw, "builtin.module(oxla-llvmcpu-mmt4d-register-tiles)")
@@ -296,16 +303,18 @@ def test_an_f32_gemm_steps_two_column_tiles_and_stays_exact():
     for module in (raw, default):
         assert _mmt4d_steps(module) == ["vector_common_parallel = [1, 2, 0, 8, 16, 0]"]
     rng = np.random.default_rng(5)
-    a, b = rng.standard_normal((256, 128)).astype(np.float32), rng.standard_normal((128, 64)).astype(np.float32)
+    a, b = rng.standard_normal((256, 256)).astype(np.float32), rng.standard_normal((256, 128)).astype(np.float32)
     got = np.asarray(runtime.load(compile(src)).main(a, b))
     np.testing.assert_allclose(got, a.astype(np.float64) @ b.astype(np.float64), rtol=1e-4, atol=1e-4)
 
 
-def test_register_tiles_leave_microkernels_and_fused_consumers_alone():
-    with_ukernels = compile(_gemm(256, 128, 64), compile_to="executable-configurations",
+def test_register_tiles_leave_microkernels_fused_consumers_and_small_matmuls_alone():
+    with_ukernels = compile(_gemm(256, 256, 128), compile_to="executable-configurations",
                             flags=["--iree-llvmcpu-enable-ukernels=mmt4d"])
     assert _mmt4d_steps(with_ukernels) == ["vector_common_parallel = [1, 1, 0, 16, 16, 0]"]
-    fused = _gemm(256, 128, 64).replace(
-        "  return %0", "  %1 = stablehlo.exponential %0 : tensor<256x64xf32>\n  return %1")
+    fused = _gemm(256, 256, 128).replace(
+        "  return %0", "  %1 = stablehlo.exponential %0 : tensor<256x128xf32>\n  return %1")
     assert _mmt4d_steps(compile(fused, compile_to="executable-configurations")) == [
         "vector_common_parallel = [1, 1, 0, 16, 16, 0]"]
+    small = compile(_gemm(256, 128, 64), compile_to="executable-configurations")  # 2^21 multiply-adds
+    assert _mmt4d_steps(small) == ["vector_common_parallel = [1, 1, 0, 16, 16, 0]"]

@@ -48,11 +48,14 @@ broadcasts of the left, 17 loads for 16 FMAs. Stepping 8 rows of two
 adjacent column tiles instead keeps as many accumulators (16 registers)
 for 10 loads: the f32 GEMM 1024^3 takes 8.4-8.5 ms instead of 9.2-9.3 on
 one thread, 5.0 instead of 6.5 ms on two (XLA 8.2-8.3 and 4.4 ms;
-docs/performance.md). The pass does that where it is safe: matmul
-dispatches holding nothing but the fill, the mmt4d and its unpack (fused
-element-wise consumers keep their 16x16 steps, and IREE then vectorizes
-them whole), built without microkernels, whose workgroups hold an even
-number of column tiles. Run after `executable-configurations`.
+docs/performance.md). The pass does that where it is safe and pays:
+matmul dispatches holding nothing but the fill, the mmt4d and its unpack,
+built without microkernels, of at least MIN_MULTIPLY_ADDS. The unpack is
+then no longer fused into the steps: IREE vectorizes it as one block per
+workgroup, so a workgroup keeps at most MAX_WORKGROUP_TILES tiles (and one
+with an odd number of column tiles gets twice as many when that fits);
+with fused element-wise consumers those blocks grew past what IREE
+accepts. Run after `executable-configurations`.
 """
 
 from __future__ import annotations
@@ -309,25 +312,44 @@ class PackPanels(Pass):
                 _set(configured[0], panel_config(str(configured[0].attributes["lowering_config"]), blocks[0]))
 
 
-def register_tile_config(config: str, lanes: int) -> str | None:
-    """`config` (an f32 mmt4d's lowering config) stepping half the rows of two adjacent column tiles
-    instead of one lanes x lanes tile; None unless it steps one such tile and its workgroups hold an
-    even number of column tiles."""
+# Most tiles per workgroup the pass lets an mmt4d have: IREE then unpacks the workgroup's result as one
+# vector block (16 tiles of 16x16 f32: 16 KiB), and it rejects blocks of 32 KiB.
+MAX_WORKGROUP_TILES = 16
+# Fewest multiply-adds of a matmul the pass steps two column tiles in: below (256x256x64, 256x128x64),
+# the unpack it no longer fuses made the call 5-9% slower; from 128x256x256 up, 2.5-9% faster.
+MIN_MULTIPLY_ADDS = 1 << 23
+
+
+def register_tile_config(config: str, lanes: int, column_tiles: int) -> str | None:
+    """`config` (an f32 mmt4d's lowering config, `column_tiles` in all) stepping half the rows of two
+    adjacent column tiles instead of one lanes x lanes tile; None unless it steps one such tile.
+
+    A workgroup holding an odd number of column tiles gets twice as many when they divide the total;
+    None when the workgroup's tiles would then exceed MAX_WORKGROUP_TILES.
+    """
     levels = _levels(config)
-    if levels is None or levels.get("vector_common_parallel") != [1, 1, 0, lanes, lanes, 0]:
+    if levels is None or levels.get("vector_common_parallel") != [1, 1, 0, lanes, lanes, 0] or lanes % 2:
         return None
     distribution = levels.get("distribution")
-    if not distribution or len(distribution) != 6 or distribution[1] % 2 or lanes % 2:
+    if not distribution or len(distribution) != 6 or 0 in distribution[:2]:
+        return None
+    if distribution[1] % 2:
+        distribution[1] *= 2
+    if column_tiles % distribution[1] or distribution[0] * distribution[1] > MAX_WORKGROUP_TILES:
         return None
     levels["vector_common_parallel"] = [1, 2, 0, lanes // 2, lanes, 0]
     return _config(levels)
 
 
-def _f32_mmt4d(op) -> bool:
-    """Whether `op` is a linalg.mmt4d of static f32 operands and accumulator."""
-    return op.name == "linalg.mmt4d" and all(
-        ir.RankedTensorType(v.type).has_static_shape and str(ir.RankedTensorType(v.type).element_type) == "f32"
-        for v in op.operands)
+def _large_f32_mmt4d(op) -> bool:
+    """Whether `op` is a linalg.mmt4d of static f32 operands and accumulator with MIN_MULTIPLY_ADDS or more."""
+    if op.name != "linalg.mmt4d":
+        return False
+    types = [ir.RankedTensorType(v.type) for v in op.operands]
+    if not all(t.has_static_shape and str(t.element_type) == "f32" for t in types):
+        return False
+    lhs, rhs = types[0].shape, types[1].shape  # [M1, K1, M0, K0] and [N1, K1, N0, K0]
+    return math.prod(lhs) * rhs[0] * rhs[2] >= MIN_MULTIPLY_ADDS
 
 
 @register_pass
@@ -348,5 +370,6 @@ class Mmt4dRegisterTiles(Pass):
             if 'ukernels = "none"' not in target:
                 continue
             for op in configured:
-                if _f32_mmt4d(op):
-                    _set(op, register_tile_config(str(op.attributes["lowering_config"]), _lanes(func)))
+                if _large_f32_mmt4d(op):
+                    columns = ir.RankedTensorType(op.operands[1].type).shape[0]
+                    _set(op, register_tile_config(str(op.attributes["lowering_config"]), _lanes(func), columns))
