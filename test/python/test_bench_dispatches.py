@@ -47,9 +47,15 @@ def test_input_flags_name_shape_and_element_type_and_write_the_bytes(tmp_path, a
     assert os.path.getsize(path) == array.nbytes
 
 
-def test_a_zoo_model_profiles_into_its_dispatches(tmp_path):
+def test_threads_pick_the_device():
+    assert dispatches.device_flags(1) == ["--device=local-sync"]
+    assert dispatches.device_flags(2) == ["--device=local-task", "--task_topology_group_count=2"]
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_zoo_model_profiles_into_its_dispatches(tmp_path, threads):
     pytest.importorskip("jax")
-    rows = dispatches.profile("row_sum", 1, str(tmp_path))
+    rows = dispatches.profile("row_sum", 1, str(tmp_path), threads)
     names = [name for name, _, _ in rows]
     assert names[-1] == "total" and len(names) >= 2
     total = rows[-1][2]

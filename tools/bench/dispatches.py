@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Where a zoo model's time goes on oxla: each dispatch's time inside the running program.
 
-    python -m tools.bench.dispatches gemm_f32 gemm_bf16 --repeat 5
+    python -m tools.bench.dispatches gemm_f32 gemm_bf16 --repeat 5 [--threads 2]
 
 Compiles each model with oxla's defaults, runs it with `iree-benchmark-module`
-on one core (`local-sync`, IREE's caching allocator, the model's own inputs)
-with IREE's host-execution profiling on, and prints `iree-profile statistics`
-per dispatch: calls, mean time, and share of the program's time. Dispatches
+on one core (`local-sync`, IREE's caching allocator, the model's own inputs;
+with --threads N, `local-task` with N workers) with IREE's host-execution
+profiling on, and prints `iree-profile statistics` per dispatch: calls, mean
+time, and share of the program's time. Dispatches
 measured this way see the caches as the program leaves them, unlike IREE's
 per-dispatch benchmarks (`--iree-hal-dump-executable-benchmarks-to`), whose
 buffers are never written: every read hits one zero page, so a 1024^3 f32
@@ -50,7 +51,14 @@ def input_flag(path: str, array) -> str:
     return f"--input={'x'.join(map(str, array.shape))}x{element}=@{path}"
 
 
-def profile(name: str, repeat: int, workdir: str) -> list[tuple[str, int, float]]:
+def device_flags(threads: int) -> list[str]:
+    """The benchmark tool's device flags for `threads` workers: the caller's thread alone for one."""
+    if threads <= 1:
+        return ["--device=local-sync"]
+    return ["--device=local-task", f"--task_topology_group_count={threads}"]
+
+
+def profile(name: str, repeat: int, workdir: str, threads: int = 1) -> list[tuple[str, int, float]]:
     """(dispatch, calls, mean seconds) of one model, with ("total", calls, seconds) for a whole call last."""
     import oxla
     from oxla import ir
@@ -61,8 +69,9 @@ def profile(name: str, repeat: int, workdir: str) -> list[tuple[str, int, float]
     artifact.save(vmfb)
     inputs = [input_flag(os.path.join(workdir, f"{name}.{i}.bin"), a) for i, a in enumerate(model.inputs)]
     trace = os.path.join(workdir, f"{name}.ireeprof")
-    pin = ["taskset", "-c", str(min(os.sched_getaffinity(0)))] if shutil.which("taskset") else []
-    subprocess.run([*pin, _tool("iree-benchmark-module"), f"--module={vmfb}", "--device=local-sync",
+    one_core = threads <= 1 and shutil.which("taskset")
+    pin = ["taskset", "-c", str(min(os.sched_getaffinity(0)))] if one_core else []
+    subprocess.run([*pin, _tool("iree-benchmark-module"), f"--module={vmfb}", *device_flags(threads),
                     "--device_allocator=caching", "--function=main", *inputs, f"--benchmark_repetitions={repeat}",
                     "--device_profiling_mode=host-execution", f"--device_profiling_output={trace}"],
                    check=True, capture_output=True)
@@ -85,12 +94,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("models", nargs="+", choices=sorted(zoo.MODELS), metavar="MODEL",
                         help=f"zoo models: {', '.join(zoo.MODELS)}")
     parser.add_argument("--repeat", type=int, default=5, help="benchmark repetitions (default 5)")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="workers: 1 runs on the caller's thread (local-sync), more on local-task (default 1)")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="oxla-dispatches-") as workdir:
         for name in args.models:
-            rows = profile(name, args.repeat, workdir)
+            rows = profile(name, args.repeat, workdir, args.threads)
             whole = rows[-1][2] if rows and rows[-1][0] == "total" else sum(r[2] for r in rows)
-            print(f"{name}: {whole * 1e3:.3f} ms per call")
+            print(f"{name}: {whole * 1e3:.3f} ms per call ({args.threads} thread{'s' if args.threads > 1 else ''})")
             for dispatch, calls, seconds in rows[:-1] if rows and rows[-1][0] == "total" else rows:
                 print(f"  {seconds * 1e3:9.3f} ms {100 * seconds / whole:5.1f}%  {dispatch} ({calls} calls)")
     return 0
