@@ -308,13 +308,21 @@ def test_an_f32_gemm_steps_two_column_tiles_and_stays_exact():
     np.testing.assert_allclose(got, a.astype(np.float64) @ b.astype(np.float64), rtol=1e-4, atol=1e-4)
 
 
-def test_register_tiles_leave_microkernels_fused_consumers_and_small_matmuls_alone():
+def test_fused_element_wise_consumers_step_with_the_mmt4d_and_stay_exact():
+    src = _gemm(256, 256, 128).replace(
+        "  return %0", "  %1 = stablehlo.exponential %0 : tensor<256x128xf32>\n  return %1")
+    assert _mmt4d_steps(compile(src, compile_to="executable-configurations")) == [
+        "vector_common_parallel = [1, 2, 0, 8, 16, 0]"]
+    rng = np.random.default_rng(9)
+    a = (0.1 * rng.standard_normal((256, 256))).astype(np.float32)
+    b = (0.1 * rng.standard_normal((256, 128))).astype(np.float32)
+    got = np.asarray(runtime.load(compile(src)).main(a, b))
+    np.testing.assert_allclose(got, np.exp(a.astype(np.float64) @ b.astype(np.float64)), rtol=1e-4, atol=1e-5)
+
+
+def test_register_tiles_leave_microkernels_and_small_matmuls_alone():
     with_ukernels = compile(_gemm(256, 256, 128), compile_to="executable-configurations",
                             flags=["--iree-llvmcpu-enable-ukernels=mmt4d"])
     assert _mmt4d_steps(with_ukernels) == ["vector_common_parallel = [1, 1, 0, 16, 16, 0]"]
-    fused = _gemm(256, 256, 128).replace(
-        "  return %0", "  %1 = stablehlo.exponential %0 : tensor<256x128xf32>\n  return %1")
-    assert _mmt4d_steps(compile(fused, compile_to="executable-configurations")) == [
-        "vector_common_parallel = [1, 1, 0, 16, 16, 0]"]
     small = compile(_gemm(256, 128, 64), compile_to="executable-configurations")  # 2^21 multiply-adds
     assert _mmt4d_steps(small) == ["vector_common_parallel = [1, 1, 0, 16, 16, 0]"]

@@ -46,15 +46,15 @@ f32 matmul (`linalg.mmt4d` with 16x16x1 tiles on AVX-512) accumulates one
 16x16 tile at a time: per step one vector of the right operand and sixteen
 broadcasts of the left, 17 loads for 16 FMAs. Stepping 8 rows of two
 adjacent column tiles instead keeps as many accumulators (16 registers)
-for 10 loads: the f32 GEMM 1024^3 takes 8.4-8.5 ms instead of 9.2-9.3 on
-one thread, 5.0 instead of 6.5 ms on two (XLA 8.2-8.3 and 4.4 ms;
-docs/performance.md). The pass does that where it is safe and pays:
-matmul dispatches holding nothing but the fill, the mmt4d and its unpack,
-built without microkernels, of at least MIN_MULTIPLY_ADDS. The unpack is
-then no longer fused into the steps: IREE vectorizes it as one block per
-workgroup, so a workgroup keeps at most MAX_WORKGROUP_TILES tiles (and one
-with an odd number of column tiles gets twice as many when that fits);
-with fused element-wise consumers those blocks grew past what IREE
+for 10 loads: the f32 GEMM 1024^3 takes 8.4-8.8 ms instead of 9.2-9.5 on
+one thread, 5.0-5.6 instead of 6.1-6.5 ms on two (XLA 8.1-8.3 and 4.3-4.4
+ms), the MLP, BERT and the transformer block 5% less (docs/performance.md). The pass does that where it is safe and pays:
+matmul dispatches of one mmt4d with its fill, unpack and element-wise
+consumers, built without microkernels, of at least MIN_MULTIPLY_ADDS.
+Those other ops are then no longer fused into the steps: IREE vectorizes
+each as one block per workgroup, so a workgroup keeps at most
+MAX_WORKGROUP_TILES tiles (and one with an odd number of column tiles
+gets twice as many when that fits); a 64-tile block is past what IREE
 accepts. Run after `executable-configurations`.
 """
 
@@ -360,16 +360,25 @@ class Mmt4dRegisterTiles(Pass):
     anchor = "builtin.module"
 
     def run(self, module) -> None:
-        """Rewrites the mmt4d's steps in each matmul dispatch of only a fill, an f32 mmt4d and an unpack,
-        compiled without microkernels (which take whole tiles)."""
+        """Rewrites the mmt4d's steps in each matmul dispatch (one mmt4d, its fill, unpack and element-wise
+        consumers) compiled without microkernels (which take whole tiles)."""
         for func, configured in _configured_ops_by_function(module):
-            names = sorted(op.name for op in configured)
-            if names not in (["linalg.fill", "linalg.mmt4d"], ["linalg.fill", "linalg.mmt4d", "linalg.unpack"]):
+            mmt4ds = [op for op in configured if op.name == "linalg.mmt4d"]
+            if len(mmt4ds) != 1 or not all(_steps_with_mmt4d(op) for op in configured):
                 continue
-            target = _variant_target(func)
-            if 'ukernels = "none"' not in target:
-                continue
-            for op in configured:
-                if _large_f32_mmt4d(op):
-                    columns = ir.RankedTensorType(op.operands[1].type).shape[0]
-                    _set(op, register_tile_config(str(op.attributes["lowering_config"]), _lanes(func), columns))
+            if 'ukernels = "none"' in _variant_target(func) and _large_f32_mmt4d(mmt4ds[0]):
+                columns = ir.RankedTensorType(mmt4ds[0].operands[1].type).shape[0]
+                _set(mmt4ds[0], register_tile_config(str(mmt4ds[0].attributes["lowering_config"]), _lanes(func), columns))
+
+
+# Ops a matmul dispatch may hold besides its mmt4d for the pass to change the mmt4d's steps: IREE
+# vectorizes them as one block per workgroup (MAX_WORKGROUP_TILES keeps that small).
+_ALONGSIDE_MMT4D = ("linalg.mmt4d", "linalg.fill", "linalg.unpack", "iree_linalg_ext.map_store")
+
+
+def _steps_with_mmt4d(op) -> bool:
+    """Whether `op` may share a dispatch whose mmt4d the pass steps: the mmt4d, its fill, unpack,
+    relayout, or an element-wise linalg.generic (a reduction would be vectorized whole)."""
+    if op.name == "linalg.generic":
+        return all(kind == "parallel" for kind in _iterators(op))
+    return op.name in _ALONGSIDE_MMT4D

@@ -1,7 +1,8 @@
-// A data-tiled f32 matmul dispatch (fill, mmt4d, unpack) built without microkernels steps 8 rows of
-// two 16-wide column tiles instead of one 16x16 tile; a workgroup with an odd number of column tiles
-// gets twice as many. Dispatches with fused consumers, workgroups that would hold more than 16 tiles,
-// matmuls under 2^23 multiply-adds and executables that use IREE's microkernels keep IREE's steps.
+// A data-tiled f32 matmul dispatch (fill, mmt4d, unpack, element-wise consumers) built without
+// microkernels steps 8 rows of two 16-wide column tiles instead of one 16x16 tile; a workgroup with an
+// odd number of column tiles gets twice as many. Dispatches with a fused reduction, workgroups that
+// would hold more than 16 tiles, matmuls under 2^23 multiply-adds and executables that use IREE's
+// microkernels keep IREE's steps.
 // RUN: oxla-opt %s --pass-pipeline='builtin.module(oxla-llvmcpu-mmt4d-register-tiles)' | FileCheck %s
 
 // CHECK-DAG: #[[TWO:.*]] = #iree_cpu.lowering_config<distribution = [2, 4, 0, 0, 0, 0], vector_common_parallel = [1, 2, 0, 8, 16, 0], vector_reduction = [0, 0, 1, 0, 0, 1]>
@@ -12,6 +13,8 @@
 // CHECK-LABEL: func.func @gemm
 // CHECK: linalg.mmt4d {lowering_config = #[[TWO]]}
 // CHECK-LABEL: func.func @fused
+// CHECK: linalg.mmt4d {lowering_config = #[[TWO]]}
+// CHECK-LABEL: func.func @reduced
 // CHECK: linalg.mmt4d {lowering_config = #[[KEPT]]}
 // CHECK-LABEL: func.func @odd
 // CHECK: linalg.mmt4d {lowering_config = #[[ODD]]}
@@ -51,6 +54,19 @@ hal.executable private @codegen {
           linalg.yield %x : f32
         } -> tensor<16x4x16x16xf32>
         return %g : tensor<16x4x16x16xf32>
+      }
+      func.func @reduced(%a: tensor<16x512x16x1xf32>, %b: tensor<4x512x16x1xf32>) -> tensor<16x4x16xf32> {
+        %zero = arith.constant 0.0 : f32
+        %e = tensor.empty() : tensor<16x4x16x16xf32>
+        %f = linalg.fill {lowering_config = #fill} ins(%zero : f32) outs(%e : tensor<16x4x16x16xf32>) -> tensor<16x4x16x16xf32>
+        %m = linalg.mmt4d {lowering_config = #mmt4d} ins(%a, %b : tensor<16x512x16x1xf32>, tensor<4x512x16x1xf32>) outs(%f : tensor<16x4x16x16xf32>) -> tensor<16x4x16x16xf32>
+        %re = tensor.empty() : tensor<16x4x16xf32>
+        %r = linalg.generic {indexing_maps = [#map, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%m : tensor<16x4x16x16xf32>) outs(%re : tensor<16x4x16xf32>) attrs = {lowering_config = #fill} {
+        ^bb0(%in: f32, %out: f32):
+          %x = arith.addf %in, %out : f32
+          linalg.yield %x : f32
+        } -> tensor<16x4x16xf32>
+        return %r : tensor<16x4x16xf32>
       }
       func.func @odd(%a: tensor<16x512x16x1xf32>, %b: tensor<6x512x16x1xf32>) -> tensor<16x6x16x16xf32> {
         %zero = arith.constant 0.0 : f32
