@@ -308,14 +308,20 @@ def test_an_f32_gemm_steps_two_column_tiles_and_stays_exact():
     np.testing.assert_allclose(got, a.astype(np.float64) @ b.astype(np.float64), rtol=1e-4, atol=1e-4)
 
 
-def test_fused_element_wise_consumers_step_with_the_mmt4d_and_stay_exact():
-    src = _gemm(256, 256, 128).replace(
-        "  return %0", "  %1 = stablehlo.exponential %0 : tensor<256x128xf32>\n  return %1")
+def _exp_of_gemm(m: int, k: int, n: int) -> str:
+    return _gemm(m, k, n).replace("  return %0", f"  %1 = stablehlo.exponential %0 : tensor<{m}x{n}xf32>\n  return %1")
+
+
+def test_fused_element_wise_consumers_step_with_the_mmt4d_in_small_workgroups_and_stay_exact():
+    src = _exp_of_gemm(128, 1024, 256)  # workgroups of 1x2 tiles
     assert _mmt4d_steps(compile(src, compile_to="executable-configurations")) == [
         "vector_common_parallel = [1, 2, 0, 8, 16, 0]"]
+    wide = _exp_of_gemm(256, 256, 128)  # 2x4 tiles: the consumers' blocks would take LLVM long to compile
+    assert _mmt4d_steps(compile(wide, compile_to="executable-configurations")) == [
+        "vector_common_parallel = [1, 1, 0, 16, 16, 0]"]
     rng = np.random.default_rng(9)
-    a = (0.1 * rng.standard_normal((256, 256))).astype(np.float32)
-    b = (0.1 * rng.standard_normal((256, 128))).astype(np.float32)
+    a = (0.03 * rng.standard_normal((128, 1024))).astype(np.float32)
+    b = (0.03 * rng.standard_normal((1024, 256))).astype(np.float32)
     got = np.asarray(runtime.load(compile(src)).main(a, b))
     np.testing.assert_allclose(got, np.exp(a.astype(np.float64) @ b.astype(np.float64)), rtol=1e-4, atol=1e-5)
 

@@ -119,7 +119,7 @@ LLVM_CPU_CODEGEN_PASSES = (
     ("after:executable-configurations", "builtin.module(oxla-llvmcpu-pack-panels)"),
     # Data-tiled f32 matmuls step 8 rows of two column tiles instead of one 16x16 tile: 10 loads per
     # 16 FMAs instead of 17 (the f32 GEMM: 9.2-9.5 ms -> 8.4-8.8 ms, two threads 6.1-6.5 -> 5.0-5.6 ms,
-    # XLA 8.1-8.3 and 4.3-4.4 ms; MLP, BERT and the transformer block 0.95x); see
+    # XLA 8.1-8.3 and 4.3-4.4 ms; BERT 0.94x-0.95x, the transformer block 0.95x-0.99x); see
     # oxla/transforms/cpu_tiles.py.
     ("after:executable-configurations", "builtin.module(oxla-llvmcpu-mmt4d-register-tiles)"),
 )

@@ -48,14 +48,16 @@ broadcasts of the left, 17 loads for 16 FMAs. Stepping 8 rows of two
 adjacent column tiles instead keeps as many accumulators (16 registers)
 for 10 loads: the f32 GEMM 1024^3 takes 8.4-8.8 ms instead of 9.2-9.5 on
 one thread, 5.0-5.6 instead of 6.1-6.5 ms on two (XLA 8.1-8.3 and 4.3-4.4
-ms), the MLP, BERT and the transformer block 5% less (docs/performance.md). The pass does that where it is safe and pays:
+ms), BERT 5% less (docs/performance.md). The pass does that where it is safe and pays:
 matmul dispatches of one mmt4d with its fill, unpack and element-wise
 consumers, built without microkernels, of at least MIN_MULTIPLY_ADDS.
 Those other ops are then no longer fused into the steps: IREE vectorizes
 each as one block per workgroup, so a workgroup keeps at most
 MAX_WORKGROUP_TILES tiles (and one with an odd number of column tiles
 gets twice as many when that fits); a 64-tile block is past what IREE
-accepts. Run after `executable-configurations`.
+accepts. With element-wise consumers the cap is MAX_FUSED_TILES: LLVM
+takes long over their larger blocks (the MLP compiled in 1.2-1.4 s
+instead of 0.55-0.6 s at 8 tiles). Run after `executable-configurations`.
 """
 
 from __future__ import annotations
@@ -315,17 +317,21 @@ class PackPanels(Pass):
 # Most tiles per workgroup the pass lets an mmt4d have: IREE then unpacks the workgroup's result as one
 # vector block (16 tiles of 16x16 f32: 16 KiB), and it rejects blocks of 32 KiB.
 MAX_WORKGROUP_TILES = 16
+# The cap where element-wise consumers share the dispatch: LLVM compiles their whole-workgroup blocks
+# slowly (the MLP's 8-tile ones: 1.2-1.4 s instead of 0.55-0.6 s, for 5% less run time).
+MAX_FUSED_TILES = 2
 # Fewest multiply-adds of a matmul the pass steps two column tiles in: below (256x256x64, 256x128x64),
 # the unpack it no longer fuses made the call 5-9% slower; from 128x256x256 up, 2.5-9% faster.
 MIN_MULTIPLY_ADDS = 1 << 23
 
 
-def register_tile_config(config: str, lanes: int, column_tiles: int) -> str | None:
+def register_tile_config(config: str, lanes: int, column_tiles: int,
+                         max_tiles: int = MAX_WORKGROUP_TILES) -> str | None:
     """`config` (an f32 mmt4d's lowering config, `column_tiles` in all) stepping half the rows of two
     adjacent column tiles instead of one lanes x lanes tile; None unless it steps one such tile.
 
     A workgroup holding an odd number of column tiles gets twice as many when they divide the total;
-    None when the workgroup's tiles would then exceed MAX_WORKGROUP_TILES.
+    None when the workgroup's tiles would then exceed `max_tiles`.
     """
     levels = _levels(config)
     if levels is None or levels.get("vector_common_parallel") != [1, 1, 0, lanes, lanes, 0] or lanes % 2:
@@ -335,7 +341,7 @@ def register_tile_config(config: str, lanes: int, column_tiles: int) -> str | No
         return None
     if distribution[1] % 2:
         distribution[1] *= 2
-    if column_tiles % distribution[1] or distribution[0] * distribution[1] > MAX_WORKGROUP_TILES:
+    if column_tiles % distribution[1] or distribution[0] * distribution[1] > max_tiles:
         return None
     levels["vector_common_parallel"] = [1, 2, 0, lanes // 2, lanes, 0]
     return _config(levels)
@@ -368,7 +374,9 @@ class Mmt4dRegisterTiles(Pass):
                 continue
             if 'ukernels = "none"' in _variant_target(func) and _large_f32_mmt4d(mmt4ds[0]):
                 columns = ir.RankedTensorType(mmt4ds[0].operands[1].type).shape[0]
-                _set(mmt4ds[0], register_tile_config(str(mmt4ds[0].attributes["lowering_config"]), _lanes(func), columns))
+                fused = any(op.name == "linalg.generic" for op in configured)
+                _set(mmt4ds[0], register_tile_config(str(mmt4ds[0].attributes["lowering_config"]), _lanes(func), columns,
+                                                     MAX_FUSED_TILES if fused else MAX_WORKGROUP_TILES))
 
 
 # Ops a matmul dispatch may hold besides its mmt4d for the pass to change the mmt4d's steps: IREE

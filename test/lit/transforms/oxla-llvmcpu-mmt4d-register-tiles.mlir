@@ -1,11 +1,12 @@
 // A data-tiled f32 matmul dispatch (fill, mmt4d, unpack, element-wise consumers) built without
 // microkernels steps 8 rows of two 16-wide column tiles instead of one 16x16 tile; a workgroup with an
 // odd number of column tiles gets twice as many. Dispatches with a fused reduction, workgroups that
-// would hold more than 16 tiles, matmuls under 2^23 multiply-adds and executables that use IREE's
-// microkernels keep IREE's steps.
+// would hold more than 16 tiles (2 with element-wise consumers), matmuls under 2^23 multiply-adds and
+// executables that use IREE's microkernels keep IREE's steps.
 // RUN: oxla-opt %s --pass-pipeline='builtin.module(oxla-llvmcpu-mmt4d-register-tiles)' | FileCheck %s
 
 // CHECK-DAG: #[[TWO:.*]] = #iree_cpu.lowering_config<distribution = [2, 4, 0, 0, 0, 0], vector_common_parallel = [1, 2, 0, 8, 16, 0], vector_reduction = [0, 0, 1, 0, 0, 1]>
+// CHECK-DAG: #[[PAIR:.*]] = #iree_cpu.lowering_config<distribution = [1, 2, 0, 0, 0, 0], vector_common_parallel = [1, 2, 0, 8, 16, 0], vector_reduction = [0, 0, 1, 0, 0, 1]>
 // CHECK-DAG: #[[KEPT:.*]] = #iree_cpu.lowering_config<distribution = [2, 4, 0, 0, 0, 0], vector_common_parallel = [1, 1, 0, 16, 16, 0], vector_reduction = [0, 0, 1, 0, 0, 1]>
 // CHECK-DAG: #[[ODD:.*]] = #iree_cpu.lowering_config<distribution = [2, 6, 0, 0, 0, 0], vector_common_parallel = [1, 2, 0, 8, 16, 0], vector_reduction = [0, 0, 1, 0, 0, 1]>
 // CHECK-DAG: #[[WIDE:.*]] = #iree_cpu.lowering_config<distribution = [4, 5, 0, 0, 0, 0], vector_common_parallel = [1, 1, 0, 16, 16, 0], vector_reduction = [0, 0, 1, 0, 0, 1]>
@@ -13,7 +14,9 @@
 // CHECK-LABEL: func.func @gemm
 // CHECK: linalg.mmt4d {lowering_config = #[[TWO]]}
 // CHECK-LABEL: func.func @fused
-// CHECK: linalg.mmt4d {lowering_config = #[[TWO]]}
+// CHECK: linalg.mmt4d {lowering_config = #[[PAIR]]}
+// CHECK-LABEL: func.func @fused_wide
+// CHECK: linalg.mmt4d {lowering_config = #[[KEPT]]}
 // CHECK-LABEL: func.func @reduced
 // CHECK: linalg.mmt4d {lowering_config = #[[KEPT]]}
 // CHECK-LABEL: func.func @odd
@@ -44,6 +47,18 @@ hal.executable private @codegen {
         return %u : tensor<256x64xf32>
       }
       func.func @fused(%a: tensor<16x512x16x1xf32>, %b: tensor<4x512x16x1xf32>) -> tensor<16x4x16x16xf32> {
+        %zero = arith.constant 0.0 : f32
+        %e = tensor.empty() : tensor<16x4x16x16xf32>
+        %f = linalg.fill {lowering_config = #fill} ins(%zero : f32) outs(%e : tensor<16x4x16x16xf32>) -> tensor<16x4x16x16xf32>
+        %m = linalg.mmt4d {lowering_config = #small} ins(%a, %b : tensor<16x512x16x1xf32>, tensor<4x512x16x1xf32>) outs(%f : tensor<16x4x16x16xf32>) -> tensor<16x4x16x16xf32>
+        %g = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%m : tensor<16x4x16x16xf32>) outs(%e : tensor<16x4x16x16xf32>) attrs = {lowering_config = #fill} {
+        ^bb0(%in: f32, %out: f32):
+          %x = math.exp %in : f32
+          linalg.yield %x : f32
+        } -> tensor<16x4x16x16xf32>
+        return %g : tensor<16x4x16x16xf32>
+      }
+      func.func @fused_wide(%a: tensor<16x512x16x1xf32>, %b: tensor<4x512x16x1xf32>) -> tensor<16x4x16x16xf32> {
         %zero = arith.constant 0.0 : f32
         %e = tensor.empty() : tensor<16x4x16x16xf32>
         %f = linalg.fill {lowering_config = #fill} ins(%zero : f32) outs(%e : tensor<16x4x16x16xf32>) -> tensor<16x4x16x16xf32>
