@@ -258,7 +258,7 @@ _MMT4D = "vector_common_parallel = [1, 1, 0, 16, 16, 0], vector_reduction = [0, 
     ([2, 4, 0, 0, 0, 0], 8, [2, 4, 0, 0, 0, 0]),
     ([1, 2, 0, 0, 0, 0], 64, [1, 2, 0, 0, 0, 0]),
     ([1, 1, 0, 0, 0, 0], 128, [1, 2, 0, 0, 0, 0]),  # odd: twice the column tiles
-    ([2, 3, 0, 0, 0, 0], 6, [2, 6, 0, 0, 0, 0]),
+    ([1, 3, 0, 0, 0, 0], 6, [1, 6, 0, 0, 0, 0]),
 ])
 def test_register_tiles_step_half_the_rows_of_two_column_tiles(distribution, columns, stepped):
     config = _lc(f"distribution = {distribution}, {_MMT4D}")
@@ -270,6 +270,7 @@ def test_register_tiles_step_half_the_rows_of_two_column_tiles(distribution, col
 @pytest.mark.parametrize("config, lanes, columns", [
     (_lc(f"distribution = [1, 3, 0, 0, 0, 0], {_MMT4D}"), 16, 9),  # six do not divide nine column tiles
     (_lc(f"distribution = [4, 5, 0, 0, 0, 0], {_MMT4D}"), 16, 10),  # 4 x 10 tiles: too many per workgroup
+    (_lc(f"distribution = [4, 4, 0, 0, 0, 0], {_MMT4D}"), 16, 64),  # 16: slow to compile as one block
     (_lc(f"distribution = [8, 8, 0, 0, 0, 0], {_MMT4D}"), 16, 64),  # 64: IREE rejects the whole-block unpack
     (_lc(f"distribution = [1, 2, 0, 0, 0, 0], {_MMT4D}"), 8, 64),  # tiles wider than the native vector
     (_lc(f"distribution = [1, 2, 0, 0, 0, 0], {_MMT4D.replace('[1, 1, 0, 16', '[1, 2, 0, 8')}"), 16, 64),  # done
@@ -295,7 +296,7 @@ def _mmt4d_steps(module) -> list[str]:
 
 
 def test_an_f32_gemm_steps_two_column_tiles_and_stays_exact():
-    src = _gemm(256, 256, 128)  # 2^23 multiply-adds: the smallest the pass steps
+    src = _gemm(256, 512, 64)  # 2^23 multiply-adds, the fewest the pass steps; workgroups of 2x4 tiles
     raw = compile(src, compile_to="executable-configurations", optimize=False)  # IREE's own configs
     assert _mmt4d_steps(raw) == ["vector_common_parallel = [1, 1, 0, 16, 16, 0]"]
     transforms.run(raw, "builtin.module(oxla-llvmcpu-mmt4d-register-tiles)")
@@ -303,7 +304,7 @@ def test_an_f32_gemm_steps_two_column_tiles_and_stays_exact():
     for module in (raw, default):
         assert _mmt4d_steps(module) == ["vector_common_parallel = [1, 2, 0, 8, 16, 0]"]
     rng = np.random.default_rng(5)
-    a, b = rng.standard_normal((256, 256)).astype(np.float32), rng.standard_normal((256, 128)).astype(np.float32)
+    a, b = rng.standard_normal((256, 512)).astype(np.float32), rng.standard_normal((512, 64)).astype(np.float32)
     got = np.asarray(runtime.load(compile(src)).main(a, b))
     np.testing.assert_allclose(got, a.astype(np.float64) @ b.astype(np.float64), rtol=1e-4, atol=1e-4)
 
@@ -316,7 +317,7 @@ def test_fused_element_wise_consumers_step_with_the_mmt4d_in_small_workgroups_an
     src = _exp_of_gemm(128, 1024, 256)  # workgroups of 1x2 tiles
     assert _mmt4d_steps(compile(src, compile_to="executable-configurations")) == [
         "vector_common_parallel = [1, 2, 0, 8, 16, 0]"]
-    wide = _exp_of_gemm(256, 256, 128)  # 2x4 tiles: the consumers' blocks would take LLVM long to compile
+    wide = _exp_of_gemm(256, 256, 128)  # 4x4 tiles: the consumers' blocks would take LLVM long to compile
     assert _mmt4d_steps(compile(wide, compile_to="executable-configurations")) == [
         "vector_common_parallel = [1, 1, 0, 16, 16, 0]"]
     rng = np.random.default_rng(9)
@@ -327,7 +328,7 @@ def test_fused_element_wise_consumers_step_with_the_mmt4d_in_small_workgroups_an
 
 
 def test_register_tiles_leave_microkernels_and_small_matmuls_alone():
-    with_ukernels = compile(_gemm(256, 256, 128), compile_to="executable-configurations",
+    with_ukernels = compile(_gemm(256, 512, 64), compile_to="executable-configurations",
                             flags=["--iree-llvmcpu-enable-ukernels=mmt4d"])
     assert _mmt4d_steps(with_ukernels) == ["vector_common_parallel = [1, 1, 0, 16, 16, 0]"]
     small = compile(_gemm(256, 128, 64), compile_to="executable-configurations")  # 2^21 multiply-adds

@@ -1,14 +1,14 @@
 // A data-tiled f32 matmul dispatch (fill, mmt4d, unpack, element-wise consumers) built without
 // microkernels steps 8 rows of two 16-wide column tiles instead of one 16x16 tile; a workgroup with an
 // odd number of column tiles gets twice as many. Dispatches with a fused reduction, workgroups that
-// would hold more than 16 tiles (2 with element-wise consumers), matmuls under 2^23 multiply-adds and
+// would hold more than 8 tiles (2 with element-wise consumers), matmuls under 2^23 multiply-adds and
 // executables that use IREE's microkernels keep IREE's steps.
 // RUN: oxla-opt %s --pass-pipeline='builtin.module(oxla-llvmcpu-mmt4d-register-tiles)' | FileCheck %s
 
 // CHECK-DAG: #[[TWO:.*]] = #iree_cpu.lowering_config<distribution = [2, 4, 0, 0, 0, 0], vector_common_parallel = [1, 2, 0, 8, 16, 0], vector_reduction = [0, 0, 1, 0, 0, 1]>
 // CHECK-DAG: #[[PAIR:.*]] = #iree_cpu.lowering_config<distribution = [1, 2, 0, 0, 0, 0], vector_common_parallel = [1, 2, 0, 8, 16, 0], vector_reduction = [0, 0, 1, 0, 0, 1]>
 // CHECK-DAG: #[[KEPT:.*]] = #iree_cpu.lowering_config<distribution = [2, 4, 0, 0, 0, 0], vector_common_parallel = [1, 1, 0, 16, 16, 0], vector_reduction = [0, 0, 1, 0, 0, 1]>
-// CHECK-DAG: #[[ODD:.*]] = #iree_cpu.lowering_config<distribution = [2, 6, 0, 0, 0, 0], vector_common_parallel = [1, 2, 0, 8, 16, 0], vector_reduction = [0, 0, 1, 0, 0, 1]>
+// CHECK-DAG: #[[ODD:.*]] = #iree_cpu.lowering_config<distribution = [1, 6, 0, 0, 0, 0], vector_common_parallel = [1, 2, 0, 8, 16, 0], vector_reduction = [0, 0, 1, 0, 0, 1]>
 // CHECK-DAG: #[[WIDE:.*]] = #iree_cpu.lowering_config<distribution = [4, 5, 0, 0, 0, 0], vector_common_parallel = [1, 1, 0, 16, 16, 0], vector_reduction = [0, 0, 1, 0, 0, 1]>
 // CHECK-DAG: #[[SMALL:.*]] = #iree_cpu.lowering_config<distribution = [1, 2, 0, 0, 0, 0], vector_common_parallel = [1, 1, 0, 16, 16, 0], vector_reduction = [0, 0, 1, 0, 0, 1]>
 // CHECK-LABEL: func.func @gemm
@@ -28,7 +28,7 @@
 // CHECK-LABEL: func.func @ukernel
 // CHECK: linalg.mmt4d {lowering_config = #[[KEPT]]}
 #mmt4d = #iree_cpu.lowering_config<distribution = [2, 4, 0, 0, 0, 0], vector_common_parallel = [1, 1, 0, 16, 16, 0], vector_reduction = [0, 0, 1, 0, 0, 1]>
-#odd = #iree_cpu.lowering_config<distribution = [2, 3, 0, 0, 0, 0], vector_common_parallel = [1, 1, 0, 16, 16, 0], vector_reduction = [0, 0, 1, 0, 0, 1]>
+#odd = #iree_cpu.lowering_config<distribution = [1, 3, 0, 0, 0, 0], vector_common_parallel = [1, 1, 0, 16, 16, 0], vector_reduction = [0, 0, 1, 0, 0, 1]>
 #wide = #iree_cpu.lowering_config<distribution = [4, 5, 0, 0, 0, 0], vector_common_parallel = [1, 1, 0, 16, 16, 0], vector_reduction = [0, 0, 1, 0, 0, 1]>
 #small = #iree_cpu.lowering_config<distribution = [1, 2, 0, 0, 0, 0], vector_common_parallel = [1, 1, 0, 16, 16, 0], vector_reduction = [0, 0, 1, 0, 0, 1]>
 #fill = #iree_cpu.lowering_config<vector_common_parallel = [1, 1, 16, 16]>
