@@ -112,8 +112,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("name what the variant changes: --without PASS and/or --flag FLAG")
     systems.configure_process(args.threads)
     variant = variant_target(args.without)
-    print(f"variant: default {' '.join(f'without {p}' for p in args.without)} {' '.join(args.flag)}".rstrip()
-          + f"; {args.threads} thread{'s' if args.threads > 1 else ''}")
+    changes = [f"without {p}" for p in args.without] + [f"with {f}" for f in args.flag]
+    print(f"variant: the default {', '.join(changes)}; {args.threads} thread{'s' if args.threads > 1 else ''}")
     for name in args.models:
         print(compare(name, variant, args.flag, args.threads, args.repeat, args.compiles), flush=True)
     return 0
