@@ -331,7 +331,7 @@ def _executable_flags(flags, target: Target) -> tuple[str, ...]:
 def program_flags(module, target: Target, flags=()) -> tuple[str, ...]:
     """The target's executable flags for this program's contractions (Target.plain_contractions).
 
-    None when a contraction takes other operand types, or when the caller's `flags` set them already.
+    Empty when a contraction takes other operand types, or when the caller's `flags` set them already.
     """
     options, types = target.plain_contractions
     named = {f.split("=")[0] for f in flags}

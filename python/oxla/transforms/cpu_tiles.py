@@ -48,11 +48,11 @@ broadcasts of the left, 17 loads for 16 FMAs. Stepping 8 rows of two
 adjacent column tiles instead keeps as many accumulators (16 registers)
 for 10 loads: the f32 GEMM 1024^3 takes 8.4-8.8 ms instead of 9.2-9.5 on
 one thread, 5.0-5.6 instead of 6.1-6.5 ms on two (XLA 8.1-8.3 and 4.3-4.4
-ms), BERT 5% less (docs/performance.md). The pass does that where it is safe and pays:
-matmul dispatches of one mmt4d with its fill, unpack and element-wise
-consumers, built without microkernels, of at least MIN_MULTIPLY_ADDS.
-Those other ops are then no longer fused into the steps: IREE vectorizes
-each as one block per workgroup, so a workgroup keeps at most
+ms), BERT 2-5% less (docs/performance.md). The pass does that where it is
+safe and pays: matmul dispatches of one mmt4d with its fill, unpack and
+element-wise consumers, built without microkernels, of at least
+MIN_MULTIPLY_ADDS. Those other ops are then no longer fused into the
+steps: IREE vectorizes each as one block per workgroup, so a workgroup keeps at most
 MAX_WORKGROUP_TILES tiles (and one with an odd number of column tiles
 gets twice as many when that fits); a 64-tile block is past what IREE
 accepts. With element-wise consumers the cap is MAX_FUSED_TILES: LLVM
@@ -373,11 +373,12 @@ class Mmt4dRegisterTiles(Pass):
             mmt4ds = [op for op in configured if op.name == "linalg.mmt4d"]
             if len(mmt4ds) != 1 or not all(_steps_with_mmt4d(op) for op in configured):
                 continue
-            if 'ukernels = "none"' in _variant_target(func) and _large_f32_mmt4d(mmt4ds[0]):
-                columns = ir.RankedTensorType(mmt4ds[0].operands[1].type).shape[0]
-                fused = any(op.name == "linalg.generic" for op in configured)
-                _set(mmt4ds[0], register_tile_config(str(mmt4ds[0].attributes["lowering_config"]), _lanes(func), columns,
-                                                     MAX_FUSED_TILES if fused else MAX_WORKGROUP_TILES))
+            mmt4d = mmt4ds[0]
+            if 'ukernels = "none"' not in _variant_target(func) or not _large_f32_mmt4d(mmt4d):
+                continue
+            columns = ir.RankedTensorType(mmt4d.operands[1].type).shape[0]
+            most = MAX_FUSED_TILES if any(op.name == "linalg.generic" for op in configured) else MAX_WORKGROUP_TILES
+            _set(mmt4d, register_tile_config(str(mmt4d.attributes["lowering_config"]), _lanes(func), columns, most))
 
 
 # Ops a matmul dispatch may hold besides its mmt4d for the pass to change the mmt4d's steps: IREE
