@@ -474,7 +474,7 @@ def compile(
     all_flags.extend(flag_sets[0][1])
     if opt_level:
         all_flags.append(f"--iree-opt-level={opt_level}")
-    chosen = program_flags(module, tgt, flags) if start < phase_index("preprocessing") else ()
+    chosen = program_flags(module, tgt, flags) if start == 0 else ()  # contractions are read in StableHLO
     all_flags.extend(chosen)
     all_flags.extend(flags)
 
