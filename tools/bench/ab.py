@@ -27,13 +27,12 @@ import numpy as np
 if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
+from oxla.pipelines.targets import TARGETS  # noqa: E402
 from tools.bench import systems, timing, zoo  # noqa: E402
 
 
 def variant_target(without: list[str]):
     """The llvm-cpu target with the codegen passes whose pipelines name any of `without` left out."""
-    from oxla.pipelines.targets import TARGETS
-
     cpu = TARGETS["llvm-cpu"]
     kept = tuple(p for p in cpu.codegen_passes if not any(name in p[1] for name in without))
     missing = [name for name in without if not any(name in p[1] for p in cpu.codegen_passes)]
@@ -45,8 +44,6 @@ def variant_target(without: list[str]):
 @contextlib.contextmanager
 def _target(target):
     """oxla.compile(target="llvm-cpu") compiles for `target` inside the block."""
-    from oxla.pipelines.targets import TARGETS
-
     saved = TARGETS["llvm-cpu"]
     TARGETS["llvm-cpu"] = target
     try:
@@ -58,7 +55,6 @@ def _target(target):
 def compile_both(source: str, variant, flags: list[str], compiles: int) -> dict[str, tuple[bytes, float]]:
     """{"default" | "variant": (vmfb, median compile seconds)}."""
     import oxla
-    from oxla.pipelines.targets import TARGETS
 
     made = {}
     for name, target, extra in (("default", TARGETS["llvm-cpu"], []), ("variant", variant, flags)):
