@@ -93,18 +93,20 @@ def _native_vector_bytes(target_text: str) -> int:
     return int(found.group(1)) if found else 16
 
 
-def _vector_shape(module) -> tuple[int, int]:
-    """(vector register bytes, register count) of the module's CPU target, from its executable target.
-
-    The target is in the module's `hal.device.targets` before IREE's input phases and in the device
-    global they turn it into afterwards.
-    """
+def target_text(module) -> str:
+    """The printed device targets of a module: its `hal.device.targets` before IREE's input phases, the
+    device globals they turn into afterwards."""
     module = module.operation
     texts = [str(module.attributes[a]) for a in ("hal.device.targets",) if a in module.attributes]
     for op in module.regions[0].blocks[0].operations:
         if op.operation.name == "util.global" and "initial_value" in op.operation.attributes:
             texts.append(str(op.operation.attributes["initial_value"]))
-    text = " ".join(texts)
+    return " ".join(texts)
+
+
+def _vector_shape(module) -> tuple[int, int]:
+    """(vector register bytes, register count) of the module's CPU target, from its executable target."""
+    text = target_text(module)
     registers = 32 if "+avx512f" in text or "aarch64" in text else 16
     return _native_vector_bytes(text), registers
 

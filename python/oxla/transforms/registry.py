@@ -52,6 +52,7 @@ BUILTIN_PASS_MODULES = (
     "oxla.transforms.fold",
     "oxla.transforms.hlo_opt",
     "oxla.transforms.cpu_tiles",
+    "oxla.transforms.cpu_kernels",
     "oxla.transforms.materialize",
 )
 

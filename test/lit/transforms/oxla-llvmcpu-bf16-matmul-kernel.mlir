@@ -1,0 +1,93 @@
+// Large bf16 x bf16 -> f32 matmuls on an x86-64 target with AVX-512 BF16 become calls of a private
+// function that packs the right operand (either layout) into 32-column panels of K pairs and dispatches
+// oxla's kernel: one stream.executable per shape, stepping 8 rows of 32 columns with vdpbf16ps.
+// Matmuls too small, misaligned, batched, with other types or an algorithm stay dot_general.
+// RUN: oxla-opt %s --pass-pipeline='builtin.module(oxla-llvmcpu-bf16-matmul-kernel)' | FileCheck %s
+// RUN: oxla-opt %s --pass-pipeline='builtin.module(oxla-llvmcpu-bf16-matmul-kernel{min-multiply-adds=1})' | FileCheck %s --check-prefix=ALL
+// RUN: sed 's/+avx512bf16/-avx512bf16/' %s | oxla-opt --pass-pipeline='builtin.module(oxla-llvmcpu-bf16-matmul-kernel)' | FileCheck %s --check-prefix=NOBF16
+
+// CHECK-LABEL: func.func @gemm
+// CHECK-NEXT: %[[OUT:.*]] = call @oxla_bf16_matmul_256x512x128_kn(%arg0, %arg1)
+// CHECK-NEXT: return %[[OUT]]
+// CHECK-LABEL: func.func @gemm_nk
+// CHECK-NEXT: call @oxla_bf16_matmul_256x512x128_nk(%arg0, %arg1)
+// CHECK-LABEL: func.func @twice
+// CHECK: call @oxla_bf16_matmul_256x512x128_kn
+// CHECK: call @oxla_bf16_matmul_256x512x128_kn
+// CHECK-LABEL: func.func @small
+// CHECK: stablehlo.dot_general
+// CHECK-LABEL: func.func @ragged
+// CHECK: stablehlo.dot_general
+// CHECK-LABEL: func.func @batched
+// CHECK: stablehlo.dot_general
+// CHECK-LABEL: func.func @f32
+// CHECK: stablehlo.dot_general
+// CHECK-LABEL: func.func @algorithm
+// CHECK: stablehlo.dot_general
+// CHECK: stream.executable private @oxla_bf16_matmul_256x512x128 {
+// CHECK: stream.executable.export public @oxla_bf16_matmul_256x512x128 workgroups() -> (index, index, index) {
+// CHECK-DAG: arith.constant 1 : index
+// CHECK-DAG: arith.constant 4 : index
+// CHECK: stream.return
+// CHECK: func.func @oxla_bf16_matmul_256x512x128(%{{.*}}: !stream.binding, %{{.*}}: !stream.binding, %{{.*}}: !stream.binding)
+// CHECK: stream.binding.subspan {{.*}} -> memref<256x64xi32>
+// CHECK: stream.binding.subspan {{.*}} -> memref<16x64x32xi32>
+// CHECK: stream.binding.subspan {{.*}} -> memref<256x512xf32>
+// CHECK-COUNT-16: llvm.call_intrinsic "llvm.x86.avx512bf16.dpbf16ps.512"
+// CHECK-COUNT-16: vector.store
+// CHECK-NOT: stream.executable private @oxla_bf16_matmul_256x512x128
+// CHECK: func.func private @oxla_bf16_matmul_256x512x128_kn(%[[A:.*]]: tensor<256x128xbf16>, %[[B:.*]]: tensor<128x512xbf16>) -> tensor<256x512xf32>
+// CHECK: %[[PAIRS:.*]] = flow.tensor.bitcast %[[A]] : tensor<256x128xbf16> -> tensor<256x64xi32>
+// CHECK: %[[SPLIT:.*]] = stablehlo.reshape %[[B]] : (tensor<128x512xbf16>) -> tensor<64x2x16x32xbf16>
+// CHECK: %[[PACKED:.*]] = stablehlo.transpose %[[SPLIT]], dims = [2, 0, 3, 1]
+// CHECK: %[[PANELS:.*]] = flow.tensor.bitcast %[[PACKED]] : tensor<16x64x32x2xbf16> -> tensor<16x64x32xi32>
+// CHECK: flow.dispatch @oxla_bf16_matmul_256x512x128::@oxla_bf16_matmul_256x512x128(%[[PAIRS]], %[[PANELS]])
+// CHECK: func.func private @oxla_bf16_matmul_256x512x128_nk(%{{.*}}: tensor<256x128xbf16>, %[[BT:.*]]: tensor<512x128xbf16>)
+// CHECK: %[[BPAIRS:.*]] = flow.tensor.bitcast %[[BT]] : tensor<512x128xbf16> -> tensor<512x64xi32>
+// CHECK: stablehlo.reshape %[[BPAIRS]] : (tensor<512x64xi32>) -> tensor<16x32x64xi32>
+// CHECK: stablehlo.transpose %{{.*}}, dims = [0, 2, 1] : (tensor<16x32x64xi32>) -> tensor<16x64x32xi32>
+
+// ALL-LABEL: func.func @small
+// ALL: call @oxla_bf16_matmul_8x32x2_kn
+// ALL-LABEL: func.func @ragged
+// ALL: stablehlo.dot_general
+
+// NOBF16-NOT: stream.executable
+// NOBF16-NOT: call @
+
+module attributes {hal.device.targets = [#hal.device.target<"local", [#hal.executable.target<"llvm-cpu", "embedded-elf-x86_64", {cpu = "znver5", cpu_features = "+avx512f,+avx512bf16", native_vector_size = 64 : i64, target_triple = "x86_64-unknown-unknown-eabi-elf"}>]> : !hal.device]} {
+  func.func @gemm(%a: tensor<256x128xbf16>, %b: tensor<128x512xbf16>) -> tensor<256x512xf32> {
+    %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<256x128xbf16>, tensor<128x512xbf16>) -> tensor<256x512xf32>
+    return %0 : tensor<256x512xf32>
+  }
+  func.func @gemm_nk(%a: tensor<256x128xbf16>, %b: tensor<512x128xbf16>) -> tensor<256x512xf32> {
+    %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [1] : (tensor<256x128xbf16>, tensor<512x128xbf16>) -> tensor<256x512xf32>
+    return %0 : tensor<256x512xf32>
+  }
+  func.func @twice(%a: tensor<256x128xbf16>, %b: tensor<128x512xbf16>) -> tensor<256x512xf32> {
+    %0 = stablehlo.dot %a, %b : (tensor<256x128xbf16>, tensor<128x512xbf16>) -> tensor<256x512xf32>
+    %1 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<256x128xbf16>, tensor<128x512xbf16>) -> tensor<256x512xf32>
+    %2 = stablehlo.add %0, %1 : tensor<256x512xf32>
+    return %2 : tensor<256x512xf32>
+  }
+  func.func @small(%a: tensor<8x2xbf16>, %b: tensor<2x32xbf16>) -> tensor<8x32xf32> {
+    %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<8x2xbf16>, tensor<2x32xbf16>) -> tensor<8x32xf32>
+    return %0 : tensor<8x32xf32>
+  }
+  func.func @ragged(%a: tensor<256x128xbf16>, %b: tensor<128x500xbf16>) -> tensor<256x500xf32> {
+    %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<256x128xbf16>, tensor<128x500xbf16>) -> tensor<256x500xf32>
+    return %0 : tensor<256x500xf32>
+  }
+  func.func @batched(%a: tensor<2x256x128xbf16>, %b: tensor<2x128x512xbf16>) -> tensor<2x256x512xf32> {
+    %0 = stablehlo.dot_general %a, %b, batching_dims = [0] x [0], contracting_dims = [2] x [1] : (tensor<2x256x128xbf16>, tensor<2x128x512xbf16>) -> tensor<2x256x512xf32>
+    return %0 : tensor<2x256x512xf32>
+  }
+  func.func @f32(%a: tensor<256x128xf32>, %b: tensor<128x512xf32>) -> tensor<256x512xf32> {
+    %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<256x128xf32>, tensor<128x512xf32>) -> tensor<256x512xf32>
+    return %0 : tensor<256x512xf32>
+  }
+  func.func @algorithm(%a: tensor<256x128xbf16>, %b: tensor<128x512xbf16>) -> tensor<256x512xf32> {
+    %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0], algorithm = <lhs_precision_type = bf16, rhs_precision_type = bf16, accumulation_type = f32, lhs_component_count = 1, rhs_component_count = 1, num_primitive_operations = 1, allow_imprecise_accumulation = false> : (tensor<256x128xbf16>, tensor<128x512xbf16>) -> tensor<256x512xf32>
+    return %0 : tensor<256x512xf32>
+  }
+}
