@@ -1,5 +1,5 @@
-"""oxla-llvmcpu-bf16-matmul-kernel: large bf16 matmuls run through oxla's AVX-512 BF16 dispatch, bit for bit
-as IREE's microkernel computes them."""
+"""oxla-llvmcpu-matmul-kernel: large bf16 and f32 matmuls run through oxla's AVX-512 dispatch, bit for bit as
+IREE computes them (its bf16 microkernel, its f32 generated code)."""
 
 from pathlib import Path
 
@@ -9,7 +9,7 @@ import pytest
 
 from oxla import ir, runtime, transforms
 from oxla.pipelines import compile
-from oxla.transforms.cpu_kernels import MatmulShape, bf16_targets, matmul_shape
+from oxla.transforms.cpu_kernels import MatmulShape, matmul_shape, target_features
 
 
 def _dot(m: int, k: int, n: int, *, transposed: bool = False, element: str = "bf16", result: str = "f32",
@@ -37,10 +37,13 @@ def _the_dot(module):
 
 
 @pytest.mark.parametrize("text, expected", [
-    (_dot(256, 128, 512), MatmulShape(256, 512, 128, False)),
-    (_dot(256, 128, 512, transposed=True), MatmulShape(256, 512, 128, True)),
+    (_dot(256, 128, 512), MatmulShape("bf16", 256, 512, 128, False)),
+    (_dot(256, 128, 512, transposed=True), MatmulShape("bf16", 256, 512, 128, True)),
+    (_dot(512, 32, 512, element="f32"), MatmulShape("f32", 512, 512, 32, False)),
+    (_dot(512, 33, 512, element="f32", transposed=True), MatmulShape("f32", 512, 512, 33, True)),  # K any
     (_dot(8, 2, 32), None),  # below min_multiply_adds
-    (_dot(256, 128, 512, element="f32"), None),
+    (_dot(256, 128, 512, element="f32"), None),  # f32 under 512 rows: B's pack costs more than it saves
+    (_dot(512, 32, 512, element="f16"), None),
     (_dot(256, 128, 512, result="bf16"), None),
     (_dot(250, 128, 512), None),  # M not a multiple of 8 rows
     (_dot(256, 128, 500), None),  # N not a multiple of 32 columns
@@ -49,7 +52,7 @@ def _the_dot(module):
           "accumulation_type = f32, lhs_component_count = 1, rhs_component_count = 1, "
           "num_primitive_operations = 1, allow_imprecise_accumulation = false>"), None),
 ])
-def test_the_kernel_takes_aligned_bf16_matmuls_with_f32_results(text, expected):
+def test_the_kernel_takes_aligned_bf16_and_f32_matmuls_with_f32_results(text, expected):
     assert matmul_shape(_the_dot(ir.parse(text)), 1 << 23) == expected
 
 
@@ -66,44 +69,61 @@ def test_batched_and_column_major_left_operands_stay_with_iree():
         assert matmul_shape(_the_dot(ir.parse(text))) is None
 
 
-@pytest.mark.parametrize("targets, expected", [
-    ((_target("+avx512f,+avx512bf16"),), True),
-    ((_target("+avx512f,-avx512bf16"),), False),
-    ((_target("+avx512f,+avx512bf16"), _target("+avx512f")), False),  # every variant must have the instructions
-    ((_target("+avx512bf16", "aarch64-unknown-unknown-eabi-elf"),), False),
-    ((), False),
+@pytest.mark.parametrize("targets, features", [
+    ((_target("+avx512f,+avx512bf16"),), {"+avx512f", "+avx512bf16"}),
+    ((_target("+avx512f,-avx512bf16"),), {"+avx512f", "-avx512bf16"}),
+    ((_target("+avx512f,+avx512bf16"), _target("+avx512f")), {"+avx512f"}),  # what every variant has
+    ((_target("+avx512f,+avx512bf16", "aarch64-unknown-unknown-eabi-elf"),), set()),
+    ((), set()),
 ])
-def test_the_kernel_needs_avx512_bf16_in_every_executable_target(targets, expected):
-    module = _with_targets(_dot(256, 128, 512), *targets) if targets else ir.parse(_dot(256, 128, 512))
-    assert bf16_targets(module) is expected
-    transforms.run(module, "builtin.module(oxla-llvmcpu-bf16-matmul-kernel)")
-    assert ("stream.executable" in ir.to_text(module)) is expected
+def test_the_kernel_reads_the_features_every_executable_target_has(targets, features):
+    text = _dot(256, 128, 512) + _dot(512, 32, 512, element="f32").replace("@main", "@f32")
+    module = _with_targets(text, *targets) if targets else ir.parse(text)
+    assert target_features(module) == features
+    transforms.run(module, "builtin.module(oxla-llvmcpu-matmul-kernel)")
+    printed = ir.to_text(module)
+    assert ("oxla_bf16_matmul" in printed) is ("+avx512bf16" in features)
+    assert ("oxla_f32_matmul" in printed) is ("+avx512f" in features)
 
 
-@pytest.mark.parametrize("cpu, expected", [("znver4", True), ("znver5", True), ("x86-64-v4", False), ("generic", False)])
-def test_the_default_pipeline_uses_the_kernel_for_chips_with_avx512_bf16(cpu, expected):
-    module = compile(_dot(128, 256, 256), cpu=cpu, compile_to="input")  # 2^23 multiply-adds
-    assert ("oxla_bf16_matmul_128x256x256" in ir.to_text(module)) is expected
+@pytest.mark.parametrize("cpu, bf16, f32", [
+    ("znver4", True, True), ("znver5", True, True), ("x86-64-v4", False, True), ("generic", False, False)])
+def test_the_default_pipeline_uses_the_kernel_for_chips_with_the_instructions(cpu, bf16, f32):
+    for element, expected in (("bf16", bf16), ("f32", f32)):
+        module = compile(_dot(512, 64, 256, element=element), cpu=cpu, compile_to="input")  # 2^23 multiply-adds
+        assert (f"oxla_{element}_matmul_512x256x64" in ir.to_text(module)) is expected
 
 
-def _host_has_avx512_bf16() -> bool:
+def _host_has(flag: str) -> bool:
     try:
-        return " avx512_bf16" in Path("/proc/cpuinfo").read_text()
+        return f" {flag}" in Path("/proc/cpuinfo").read_text()
     except OSError:
         return False
 
 
-@pytest.mark.skipif(not _host_has_avx512_bf16(), reason="the host CPU has no AVX-512 BF16 instructions to run")
-@pytest.mark.parametrize("m, k, n, transposed", [(128, 256, 256, False), (64, 512, 288, True), (256, 130, 512, False)])
+_needs_bf16 = pytest.mark.skipif(not _host_has("avx512_bf16"), reason="the host CPU has no AVX-512 BF16 to run")
+_needs_avx512 = pytest.mark.skipif(not _host_has("avx512f"), reason="the host CPU has no AVX-512 to run")
+
+_CASES = [  # element, m, k, n, transposed
+    pytest.param("bf16", 128, 256, 256, False, marks=_needs_bf16),
+    pytest.param("bf16", 64, 512, 288, True, marks=_needs_bf16),
+    pytest.param("bf16", 256, 130, 512, False, marks=_needs_bf16),
+    pytest.param("f32", 512, 64, 256, False, marks=_needs_avx512),
+    pytest.param("f32", 520, 61, 288, True, marks=_needs_avx512),  # K odd: f32 takes any K
+]
+
+
+@pytest.mark.parametrize("element, m, k, n, transposed", _CASES)
 @pytest.mark.parametrize("device", ["local-sync", "local-task"])
-def test_the_kernel_computes_what_the_microkernel_does(m, k, n, transposed, device):
-    src = _dot(m, k, n, transposed=transposed)
-    assert "oxla_bf16_matmul" in ir.to_text(compile(src, compile_to="input"))
+def test_the_kernel_computes_what_iree_does(element, m, k, n, transposed, device):
+    src = _dot(m, k, n, transposed=transposed, element=element)
+    assert f"oxla_{element}_matmul" in ir.to_text(compile(src, compile_to="input"))
+    dtype = ml_dtypes.bfloat16 if element == "bf16" else np.float32
     rng = np.random.default_rng(11)
-    a = rng.standard_normal((m, k)).astype(ml_dtypes.bfloat16)
-    b = rng.standard_normal((n, k) if transposed else (k, n)).astype(ml_dtypes.bfloat16)
+    a = rng.standard_normal((m, k)).astype(dtype)
+    b = rng.standard_normal((n, k) if transposed else (k, n)).astype(dtype)
     got = np.asarray(runtime.load(compile(src), device=device).main(a, b))
-    iree = np.asarray(runtime.load(compile(src, optimize=False), device=device).main(a, b))  # IREE's microkernel
+    iree = np.asarray(runtime.load(compile(src, optimize=False), device=device).main(a, b))  # IREE's own code
     np.testing.assert_array_equal(got, iree)
     reference = a.astype(np.float64) @ (b.T if transposed else b).astype(np.float64)
     np.testing.assert_allclose(got, reference, rtol=1e-4, atol=1e-3)

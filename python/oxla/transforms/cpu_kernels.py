@@ -1,35 +1,42 @@
-"""oxla-llvmcpu-bf16-matmul-kernel: bf16 matmuls through oxla's own AVX-512 BF16 dispatch.
+"""oxla-llvmcpu-matmul-kernel: large bf16 and f32 matmuls through oxla's own AVX-512 dispatch.
 
 IREE 3.13 runs a data-tiled bf16 matmul through its mmt4d microkernel,
 which accumulates one 16x16 tile per step of two K: one vector of the
 right operand and sixteen broadcasts of the left, 17 loads for 16
 `vdpbf16ps`. That bounds it below the core's peak: the bf16 GEMM 1024^3
-spends 4.6 ms of a 4.8 ms call in it (XLA: 4.3 ms).
+spent 4.6 ms of a 4.8 ms call in it (XLA: 4.3 ms). An f32 matmul gets
+IREE's generated code, as fast as the microkernel with
+oxla-llvmcpu-mmt4d-register-tiles, but between packs of both operands and
+an unpack of the result.
 
 This pass, run on StableHLO before IREE's input phase, replaces each large
-bf16 x bf16 -> f32 matrix product by a dispatch oxla writes itself (an
-IREE `stream.executable` in vector, scf and LLVM ops):
+matrix product of bf16 or f32 operands with an f32 result by a dispatch
+oxla writes itself (an IREE `stream.executable` in vector, scf and LLVM
+ops), one row of KERNEL_TYPES per element type:
 - it steps 8 rows of 32 columns: 16 accumulators, 10 loads per 16
-  `vdpbf16ps`;
-- it reads the left operand in place, broadcasting each row's pair of K
-  values, and writes the result rows in place (no pack, no unpack);
-- the right operand is packed once into 32-column panels of K pairs by a
+  `vdpbf16ps` (bf16, over K pairs) or FMAs (f32);
+- it reads the left operand in place, broadcasting each row's K pair or
+  value, and writes the result rows in place (no pack, no unpack);
+- the right operand is packed once per call into 32-column panels by a
   StableHLO reshape and transpose.
-The products and their order are the microkernel's (the same instruction
-over the same K pairs), so the results are bit for bit the same; the GEMM
-takes 4.4 ms (docs/performance.md).
+The products and their order are IREE's (the microkernel's instruction
+over the same K pairs; one FMA per K in order), so the results are bit
+for bit the same. The bf16 GEMM takes 4.2 ms, the f32 one 8.2 ms instead
+of 8.6 (docs/performance.md).
 
-The pass applies where every executable target of the module's
-`hal.device.targets` is an x86-64 CPU with `+avx512bf16`, to dot_general
-(or dot) ops with a row-major left operand [M, K], a right operand [K, N]
-or [N, K], no batch dimensions, an f32 result, M a multiple of 8, N of 32,
-K of 2, and at least `min-multiply-adds` multiply-adds. Anything else is
-left to IREE.
+The pass applies to the element types whose instruction every executable
+target of the module's `hal.device.targets` has (x86-64 with `+avx512bf16`,
+`+avx512f`), to dot_general (or dot) ops with a row-major left operand
+[M, K], a right operand [K, N] or [N, K], no batch dimensions, an f32
+result, M a multiple of 8 (f32: at least 512), N of 32, K of 2 (bf16),
+and at least `min-multiply-adds` multiply-adds. Anything else is left to
+IREE.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass
 
 from oxla import ir
@@ -38,17 +45,43 @@ from oxla.transforms.cpu_tiles import target_text
 from oxla.transforms.registry import Pass, register_pass
 
 ROWS, COLUMNS, LANES = 8, 32, 16  # register tile: 8 rows of two 16-lane f32 vectors
-# Workgroup tiles, largest first: a workgroup walks its 32-column panels of the packed right operand
-# (512 columns: 512 KiB of bf16 at K = 1024, within L2) and, for each, its 8-row blocks of the left.
+# Workgroup tiles, largest first: a workgroup walks its 32-column panels of the packed right operand and,
+# for each, its 8-row blocks of the left; at K = 1024 a panel (64 KiB bf16) and the 64 rows stay in L2.
 WORKGROUP_ROWS = (64, 32, 16, 8)
 WORKGROUP_COLUMNS = (512, 256, 128, 64, 32)
-DOT_INTRINSIC = "llvm.x86.avx512bf16.dpbf16ps.512"
+_ACC = "vector<16xf32>"
+
+
+@dataclass(frozen=True)
+class KernelType:
+    """How the kernel multiplies one operand element type: a row of KERNEL_TYPES."""
+
+    element: str  # the operands' element type (the result is f32)
+    feature: str  # the CPU feature its instruction needs, as in an executable target's cpu_features
+    group: int  # K values per 32-bit lane the kernel loads: bf16 pairs, single f32
+    lane: str  # the 32-bit type the kernel loads and broadcasts
+    operand: str  # the vector type its step multiplies
+    step: str  # one multiply-add step: {acc} += {a} (broadcast row values) * {b} (a vector of B)
+    min_rows: int  # fewest rows M it takes: below, packing B each call costs more than the kernel saves
+
+
+KERNEL_TYPES = {t.element: t for t in (
+    # vdpbf16ps: the microkernel's instruction, so the sums are its own, bit for bit.
+    KernelType("bf16", "+avx512bf16", 2, "i32", "vector<32xbf16>",
+               'llvm.call_intrinsic "llvm.x86.avx512bf16.dpbf16ps.512"({acc}, {a}, {b}) : '
+               f"({_ACC}, vector<32xbf16>, vector<32xbf16>) -> {_ACC}", ROWS),
+    # One FMA per K, in K order: IREE's generated code sums the same way, bit for bit. Under 512 rows
+    # the right operand's pack (a StableHLO transpose per call) cost more than IREE's: 64x1024x784
+    # 1.18x, 128x1024x1024 1.03x, 256x3072x768 with bias and relu 1.12x (docs/performance.md).
+    KernelType("f32", "+avx512f", 1, "f32", _ACC, f"vector.fma {{a}}, {{b}}, {{acc}} : {_ACC}", 512),
+)}
 
 
 @dataclass(frozen=True)
 class MatmulShape:
     """A matmul the kernel takes: [M, K] x [K, N] (or [N, K] when rhs_transposed) -> [M, N] f32."""
 
+    element: str
     m: int
     n: int
     k: int
@@ -56,8 +89,8 @@ class MatmulShape:
 
     @property
     def symbol(self) -> str:
-        """The executable's symbol: one per shape, shared by both right-operand layouts."""
-        return f"oxla_bf16_matmul_{self.m}x{self.n}x{self.k}"
+        """The executable's symbol: one per type and shape, shared by both right-operand layouts."""
+        return f"oxla_{self.element}_matmul_{self.m}x{self.n}x{self.k}"
 
     @property
     def caller(self) -> str:
@@ -65,11 +98,18 @@ class MatmulShape:
         return f"{self.symbol}{'_nk' if self.rhs_transposed else '_kn'}"
 
 
-def bf16_targets(module) -> bool:
-    """Whether every executable target in the module's device targets is x86-64 with AVX-512 BF16."""
+def target_features(module) -> set[str]:
+    """The features every executable target of the module's device targets has: empty unless they are all
+    x86-64 CPUs."""
     targets = target_text(module).split("#hal.executable.target<")[1:]
-    return bool(targets) and all(
-        t.startswith('"llvm-cpu"') and 'target_triple = "x86_64' in t and "+avx512bf16" in t for t in targets)
+    found = None
+    for t in targets:
+        if not (t.startswith('"llvm-cpu"') and 'target_triple = "x86_64' in t):
+            return set()
+        features = re.search(r'cpu_features = "([^"]*)"', t)
+        named = set(features.group(1).split(",")) if features else set()
+        found = named if found is None else found & named
+    return found or set()
 
 
 def _shape(value) -> tuple[list[int], str] | None:
@@ -100,7 +140,8 @@ def matmul_shape(op, min_multiply_adds: int = 0) -> MatmulShape | None:
     if numbers is None or None in shapes:
         return None
     (lhs, lhs_type), (rhs, rhs_type), (_, result_type) = shapes
-    if (lhs_type, rhs_type, result_type) != ("bf16", "bf16", "f32") or len(lhs) != 2 or len(rhs) != 2:
+    kind = KERNEL_TYPES.get(lhs_type)
+    if kind is None or rhs_type != lhs_type or result_type != "f32" or len(lhs) != 2 or len(rhs) != 2:
         return None
     lhs_batch, rhs_batch, lhs_sum, rhs_sum = numbers
     if lhs_batch or rhs_batch or lhs_sum != [1] or rhs_sum not in ([0], [1]):
@@ -108,38 +149,59 @@ def matmul_shape(op, min_multiply_adds: int = 0) -> MatmulShape | None:
     m, k = lhs
     transposed = rhs_sum == [1]
     n = rhs[0] if transposed else rhs[1]
-    if m % ROWS or n % COLUMNS or k % 2 or m * n * k < min_multiply_adds:
+    if m % ROWS or n % COLUMNS or k % kind.group or m < kind.min_rows or m * n * k < min_multiply_adds:
         return None
-    return MatmulShape(m, n, k, transposed)
+    return MatmulShape(kind.element, m, n, k, transposed)
 
 
 def _largest_divisor(extent: int, choices: tuple[int, ...]) -> int:
     return next(c for c in choices if extent % c == 0)
 
 
-def kernel_executable(shape: MatmulShape) -> str:
-    """The kernel's `stream.executable` for one shape, as MLIR text.
+def _as_operand(name: str, source: str, kind: KernelType) -> tuple[list[str], str]:
+    """(lines, value): the 16 loaded lanes `source` as the step's operand type (a bitcast where they differ)."""
+    lanes = f"vector<16x{kind.lane}>"
+    if lanes == kind.operand:
+        return [], source
+    return [f"      %{name} = vector.bitcast {source} : {lanes} to {kind.operand}"], f"%{name}"
 
-    Bindings: the left operand as i32 pairs [M, K/2], the packed right
-    operand [N/32, K/2, 32] (32 columns of one K pair per row), the result
-    [M, N] f32. Workgroup (x, y) owns a block of columns and one of rows.
-    """
-    m, n, pairs = shape.m, shape.n, shape.k // 2
-    wg_rows, wg_cols = _largest_divisor(m, WORKGROUP_ROWS), _largest_divisor(n, WORKGROUP_COLUMNS)
-    lhs, rhs, out = f"memref<{m}x{pairs}xi32>", f"memref<{n // COLUMNS}x{pairs}x{COLUMNS}xi32>", f"memref<{m}x{n}xf32>"
-    acc = "vector<16xf32>"
-    accs = range(2 * ROWS)
-    body = [
-        f"      %v{h} = vector.load %rhs[%j, %k, %c{h * LANES}] : {rhs}, vector<16xi32>\n"
-        f"      %w{h} = vector.bitcast %v{h} : vector<16xi32> to vector<32xbf16>" for h in range(2)]
+
+def _step_body(shape: MatmulShape, lhs: str, rhs: str) -> list[str]:
+    """One step over K: two vectors of B, eight broadcast rows of A, 16 multiply-adds into %p0..%p15."""
+    kind = KERNEL_TYPES[shape.element]
+    lanes = f"vector<16x{kind.lane}>"
+    body, columns = [], []
+    for h in range(2):
+        body.append(f"      %v{h} = vector.load %rhs[%j, %k, %c{h * LANES}] : {rhs}, {lanes}")
+        lines, value = _as_operand(f"w{h}", f"%v{h}", kind)
+        body += lines
+        columns.append(value)
     for r in range(ROWS):
-        body.append(f"      %x{r} = memref.load %lhs[%row{r}, %k] : {lhs}\n"
-                    f"      %y{r} = vector.broadcast %x{r} : i32 to vector<16xi32>\n"
-                    f"      %z{r} = vector.bitcast %y{r} : vector<16xi32> to vector<32xbf16>")
-        body += [f'      %n{2 * r + h} = llvm.call_intrinsic "{DOT_INTRINSIC}"(%p{2 * r + h}, %z{r}, %w{h}) '
-                 f": ({acc}, vector<32xbf16>, vector<32xbf16>) -> {acc}" for h in range(2)]
+        body += [f"      %x{r} = memref.load %lhs[%row{r}, %k] : {lhs}",
+                 f"      %y{r} = vector.broadcast %x{r} : {kind.lane} to {lanes}"]
+        lines, row = _as_operand(f"z{r}", f"%y{r}", kind)
+        body += lines
+        body += [f"      %n{2 * r + h} = " + kind.step.format(acc=f"%p{2 * r + h}", a=row, b=columns[h]) for h in range(2)]
+    return body
+
+
+def kernel_executable(shape: MatmulShape) -> str:
+    """The kernel's `stream.executable` for one type and shape, as MLIR text.
+
+    Bindings: the left operand as 32-bit lanes [M, K/g] (g K values per
+    lane: bf16 pairs), the packed right operand [N/32, K/g, 32] (32 columns
+    of one lane per row), the result [M, N] f32. Workgroup (x, y) owns a
+    block of columns and one of rows.
+    """
+    kind = KERNEL_TYPES[shape.element]
+    m, n, steps = shape.m, shape.n, shape.k // kind.group
+    wg_rows, wg_cols = _largest_divisor(m, WORKGROUP_ROWS), _largest_divisor(n, WORKGROUP_COLUMNS)
+    lhs = f"memref<{m}x{steps}x{kind.lane}>"
+    rhs = f"memref<{n // COLUMNS}x{steps}x{COLUMNS}x{kind.lane}>"
+    out = f"memref<{m}x{n}xf32>"
+    accs = range(2 * ROWS)
     rows = "\n".join(f"    %row{r} = arith.addi %i, %c{r} : index" for r in range(ROWS))
-    stores = "\n".join(f"    vector.store %sum#{2 * r + h}, %out[%row{r}, %col{h}] : {out}, {acc}"
+    stores = "\n".join(f"    vector.store %sum#{2 * r + h}, %out[%row{r}, %col{h}] : {out}, {_ACC}"
                        for r in range(ROWS) for h in range(2))
     constants = "\n".join(f"  %c{c} = arith.constant {c} : index" for c in sorted({*range(ROWS), LANES}))
     return f"""stream.executable private @{shape.symbol} {{
@@ -156,8 +218,8 @@ func.func @{shape.symbol}(%lhs_binding: !stream.binding, %rhs_binding: !stream.b
   %block = arith.constant {wg_rows} : index
   %rows = arith.constant {ROWS} : index
   %columns = arith.constant {COLUMNS} : index
-  %pairs = arith.constant {pairs} : index
-  %zero = arith.constant dense<0.0> : {acc}
+  %steps = arith.constant {steps} : index
+  %zero = arith.constant dense<0.0> : {_ACC}
   %lhs = stream.binding.subspan %lhs_binding[%c0] : !stream.binding -> {lhs}
   %rhs = stream.binding.subspan %rhs_binding[%c0] : !stream.binding -> {rhs}
   %out = stream.binding.subspan %out_binding[%c0] : !stream.binding -> {out}
@@ -170,9 +232,9 @@ func.func @{shape.symbol}(%lhs_binding: !stream.binding, %rhs_binding: !stream.b
   scf.for %j = %j0 to %j1 step %c1 {{
    scf.for %i = %i0 to %i1 step %rows {{
 {rows}
-    %sum:{2 * ROWS} = scf.for %k = %c0 to %pairs step %c1 iter_args({", ".join(f"%p{t} = %zero" for t in accs)}) -> ({", ".join([acc] * len(accs))}) {{
-{chr(10).join(body)}
-      scf.yield {", ".join(f"%n{t}" for t in accs)} : {", ".join([acc] * len(accs))}
+    %sum:{2 * ROWS} = scf.for %k = %c0 to %steps step %c1 iter_args({", ".join(f"%p{t} = %zero" for t in accs)}) -> ({", ".join([_ACC] * len(accs))}) {{
+{chr(10).join(_step_body(shape, lhs, rhs))}
+      scf.yield {", ".join(f"%n{t}" for t in accs)} : {", ".join([_ACC] * len(accs))}
     }}
     %col0 = arith.muli %j, %columns : index
     %col1 = arith.addi %col0, %c{LANES} : index
@@ -185,27 +247,49 @@ func.func @{shape.symbol}(%lhs_binding: !stream.binding, %rhs_binding: !stream.b
 }}"""
 
 
+def _retyped(name: str, source: str, from_type: str, to_type: str) -> tuple[list[str], str]:
+    """(lines, value): `source` with another tensor type of the same bytes (a flow bitcast across element
+    types, a StableHLO reshape within one, nothing when the types match)."""
+    if from_type == to_type:
+        return [], source
+    if from_type.rsplit("x", 1)[1] == to_type.rsplit("x", 1)[1]:
+        return [f"  %{name} = stablehlo.reshape {source} : ({from_type}) -> {to_type}"], f"%{name}"
+    return [f"  %{name} = flow.tensor.bitcast {source} : {from_type} -> {to_type}"], f"%{name}"
+
+
 def kernel_caller(shape: MatmulShape) -> str:
-    """The private function that packs the right operand and dispatches the kernel, as MLIR text."""
-    m, n, k, pairs, panels = shape.m, shape.n, shape.k, shape.k // 2, shape.n // COLUMNS
-    words = f"tensor<{panels}x{pairs}x{COLUMNS}xi32>"
-    if shape.rhs_transposed:  # [N, K] as K pairs: [N/32, 32, K/2] -> [N/32, K/2, 32]
-        pack = f"""  %rhs_pairs = flow.tensor.bitcast %rhs : tensor<{n}x{k}xbf16> -> tensor<{n}x{pairs}xi32>
-  %split = stablehlo.reshape %rhs_pairs : (tensor<{n}x{pairs}xi32>) -> tensor<{panels}x{COLUMNS}x{pairs}xi32>
-  %panels = stablehlo.transpose %split, dims = [0, 2, 1] : (tensor<{panels}x{COLUMNS}x{pairs}xi32>) -> {words}"""
-        rhs = f"tensor<{n}x{k}xbf16>"
-    else:  # [K, N] -> [K/2, 2, N/32, 32] -> [N/32, K/2, 32, 2]
-        split, packed = f"tensor<{pairs}x2x{panels}x{COLUMNS}xbf16>", f"tensor<{panels}x{pairs}x{COLUMNS}x2xbf16>"
-        pack = f"""  %split = stablehlo.reshape %rhs : (tensor<{k}x{n}xbf16>) -> {split}
-  %packed = stablehlo.transpose %split, dims = [2, 0, 3, 1] : ({split}) -> {packed}
-  %panels = flow.tensor.bitcast %packed : {packed} -> {words}"""
-        rhs = f"tensor<{k}x{n}xbf16>"
-    return f"""func.func private @{shape.caller}(%lhs: tensor<{m}x{k}xbf16>, %rhs: {rhs}) -> tensor<{m}x{n}xf32> {{
-  %lhs_pairs = flow.tensor.bitcast %lhs : tensor<{m}x{k}xbf16> -> tensor<{m}x{pairs}xi32>
-{pack}
-  %out = flow.dispatch @{shape.symbol}::@{shape.symbol}(%lhs_pairs, %panels) : (tensor<{m}x{pairs}xi32>, {words}) -> tensor<{m}x{n}xf32>
-  return %out : tensor<{m}x{n}xf32>
-}}"""
+    """The private function that packs the right operand and dispatches the kernel, as MLIR text.
+
+    B [K, N] is split into K groups and 32-column panels and transposed to
+    [N/32, K/g, 32, g]; B [N, K] is read as lanes [N, K/g], split into
+    panels and transposed to [N/32, K/g, 32]. Both are then read as lanes.
+    """
+    kind = KERNEL_TYPES[shape.element]
+    m, n, k, g, e, lane = shape.m, shape.n, shape.k, kind.group, shape.element, kind.lane
+    steps, panels = k // g, n // COLUMNS
+    lhs, lanes = f"tensor<{m}x{k}x{e}>", f"tensor<{panels}x{steps}x{COLUMNS}x{lane}>"
+    if shape.rhs_transposed:
+        rhs, split = f"tensor<{n}x{k}x{e}>", f"tensor<{panels}x{COLUMNS}x{steps}x{lane}>"
+        as_lanes, rows = _retyped("rhs_lanes", "%rhs", rhs, f"tensor<{n}x{steps}x{lane}>")
+        as_panels, value = _retyped("split", rows, f"tensor<{n}x{steps}x{lane}>", split)
+        pack = [*as_lanes, *as_panels,
+                f"  %panels = stablehlo.transpose {value}, dims = [0, 2, 1] : ({split}) -> {lanes}"]
+        packed_value = "%panels"
+    else:
+        rhs, split = f"tensor<{k}x{n}x{e}>", f"tensor<{steps}x{g}x{panels}x{COLUMNS}x{e}>"
+        packed = f"tensor<{panels}x{steps}x{COLUMNS}x{g}x{e}>"
+        as_lanes, packed_value = _retyped("panels", "%packed", packed, lanes)
+        pack = [f"  %split = stablehlo.reshape %rhs : ({rhs}) -> {split}",
+                f"  %packed = stablehlo.transpose %split, dims = [2, 0, 3, 1] : ({split}) -> {packed}", *as_lanes]
+    lhs_lines, lhs_value = _retyped("lhs_lanes", "%lhs", lhs, f"tensor<{m}x{steps}x{lane}>")
+    return "\n".join([
+        f"func.func private @{shape.caller}(%lhs: {lhs}, %rhs: {rhs}) -> tensor<{m}x{n}xf32> {{",
+        *lhs_lines,
+        *pack,
+        f"  %out = flow.dispatch @{shape.symbol}::@{shape.symbol}({lhs_value}, {packed_value}) : "
+        f"(tensor<{m}x{steps}x{lane}>, {lanes}) -> tensor<{m}x{n}xf32>",
+        f"  return %out : tensor<{m}x{n}xf32>",
+        "}"])
 
 
 def _add_definitions(module, texts: list[str]) -> None:
@@ -224,24 +308,26 @@ MIN_MULTIPLY_ADDS = 1 << 23
 
 
 @register_pass
-class Bf16MatmulKernel(Pass):
-    """Runs large bf16 matmuls through oxla's AVX-512 BF16 dispatch (8x32 register tile, 10 loads per 16 dots)."""
+class MatmulKernel(Pass):
+    """Runs large bf16 and f32 matmuls through oxla's AVX-512 dispatch (8x32 register tiles, 10 loads per 16 steps)."""
 
-    name = "oxla-llvmcpu-bf16-matmul-kernel"
+    name = "oxla-llvmcpu-matmul-kernel"
     anchor = "builtin.module"
     min_multiply_adds: int = dataclasses.field(default=MIN_MULTIPLY_ADDS, metadata={
         "help": "leave smaller matmuls to IREE, whose dispatches fuse their producers and consumers"})
 
     def run(self, module) -> None:
         """Replaces each dot the kernel takes by a call of its shape's caller (added once per shape)."""
-        if not bf16_targets(module):
+        features = target_features(module)
+        types = {e for e, kind in KERNEL_TYPES.items() if kind.feature in features}
+        if not types:
             return
         done: set[str] = {ir.StringAttr(op.attributes["sym_name"]).value for op in ir.ops(module)
                           if op.name in ("func.func", "stream.executable") and "sym_name" in op.attributes}
         texts: list[str] = []
         for op in [o for o in ir.ops(module) if o.name in ("stablehlo.dot", "stablehlo.dot_general")]:
             shape = matmul_shape(op, self.min_multiply_adds)
-            if shape is None:
+            if shape is None or shape.element not in types:
                 continue
             for symbol, text in ((shape.symbol, kernel_executable), (shape.caller, kernel_caller)):
                 if symbol not in done:

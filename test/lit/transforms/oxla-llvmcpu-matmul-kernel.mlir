@@ -1,10 +1,12 @@
-// Large bf16 x bf16 -> f32 matmuls on an x86-64 target with AVX-512 BF16 become calls of a private
-// function that packs the right operand (either layout) into 32-column panels of K pairs and dispatches
-// oxla's kernel: one stream.executable per shape, stepping 8 rows of 32 columns with vdpbf16ps.
+// Large bf16 x bf16 -> f32 matmuls on an x86-64 target with AVX-512 BF16, and f32 ones of at least 512
+// rows on one with AVX-512, become calls of a private function that packs the right operand (either
+// layout) into 32-column panels of K pairs (bf16) or values (f32) and dispatches oxla's kernel: one
+// stream.executable per type and shape, stepping 8 rows of 32 columns with vdpbf16ps or FMAs.
 // Matmuls too small, misaligned, batched, with other types or an algorithm stay dot_general.
-// RUN: oxla-opt %s --pass-pipeline='builtin.module(oxla-llvmcpu-bf16-matmul-kernel)' | FileCheck %s
-// RUN: oxla-opt %s --pass-pipeline='builtin.module(oxla-llvmcpu-bf16-matmul-kernel{min-multiply-adds=1})' | FileCheck %s --check-prefix=ALL
-// RUN: sed 's/+avx512bf16/-avx512bf16/' %s | oxla-opt --pass-pipeline='builtin.module(oxla-llvmcpu-bf16-matmul-kernel)' | FileCheck %s --check-prefix=NOBF16
+// RUN: oxla-opt %s --pass-pipeline='builtin.module(oxla-llvmcpu-matmul-kernel)' | FileCheck %s
+// RUN: oxla-opt %s --pass-pipeline='builtin.module(oxla-llvmcpu-matmul-kernel{min-multiply-adds=1})' | FileCheck %s --check-prefix=ALL
+// RUN: sed 's/+avx512bf16/-avx512bf16/' %s | oxla-opt --pass-pipeline='builtin.module(oxla-llvmcpu-matmul-kernel)' | FileCheck %s --check-prefix=NOBF16
+// RUN: sed 's/+avx512f,+avx512bf16/+avx2/' %s | oxla-opt --pass-pipeline='builtin.module(oxla-llvmcpu-matmul-kernel)' | FileCheck %s --check-prefix=NONE
 
 // CHECK-LABEL: func.func @gemm
 // CHECK-NEXT: %[[OUT:.*]] = call @oxla_bf16_matmul_256x512x128_kn(%arg0, %arg1)
@@ -21,6 +23,10 @@
 // CHECK-LABEL: func.func @batched
 // CHECK: stablehlo.dot_general
 // CHECK-LABEL: func.func @f32
+// CHECK-NEXT: call @oxla_f32_matmul_512x512x32_kn(%arg0, %arg1)
+// CHECK-LABEL: func.func @f32_nk
+// CHECK-NEXT: call @oxla_f32_matmul_512x512x32_nk(%arg0, %arg1)
+// CHECK-LABEL: func.func @f32_few_rows
 // CHECK: stablehlo.dot_general
 // CHECK-LABEL: func.func @algorithm
 // CHECK: stablehlo.dot_general
@@ -35,7 +41,6 @@
 // CHECK: stream.binding.subspan {{.*}} -> memref<256x512xf32>
 // CHECK-COUNT-16: llvm.call_intrinsic "llvm.x86.avx512bf16.dpbf16ps.512"
 // CHECK-COUNT-16: vector.store
-// CHECK-NOT: stream.executable private @oxla_bf16_matmul_256x512x128
 // CHECK: func.func private @oxla_bf16_matmul_256x512x128_kn(%[[A:.*]]: tensor<256x128xbf16>, %[[B:.*]]: tensor<128x512xbf16>) -> tensor<256x512xf32>
 // CHECK: %[[PAIRS:.*]] = flow.tensor.bitcast %[[A]] : tensor<256x128xbf16> -> tensor<256x64xi32>
 // CHECK: %[[SPLIT:.*]] = stablehlo.reshape %[[B]] : (tensor<128x512xbf16>) -> tensor<64x2x16x32xbf16>
@@ -46,14 +51,32 @@
 // CHECK: %[[BPAIRS:.*]] = flow.tensor.bitcast %[[BT]] : tensor<512x128xbf16> -> tensor<512x64xi32>
 // CHECK: stablehlo.reshape %[[BPAIRS]] : (tensor<512x64xi32>) -> tensor<16x32x64xi32>
 // CHECK: stablehlo.transpose %{{.*}}, dims = [0, 2, 1] : (tensor<16x32x64xi32>) -> tensor<16x64x32xi32>
+// CHECK: stream.executable private @oxla_f32_matmul_512x512x32 {
+// CHECK: stream.binding.subspan {{.*}} -> memref<512x32xf32>
+// CHECK: stream.binding.subspan {{.*}} -> memref<16x32x32xf32>
+// CHECK: stream.binding.subspan {{.*}} -> memref<512x512xf32>
+// CHECK-COUNT-16: vector.fma
+// CHECK: func.func private @oxla_f32_matmul_512x512x32_kn(%[[FA:.*]]: tensor<512x32xf32>, %[[FB:.*]]: tensor<32x512xf32>)
+// CHECK: %[[FSPLIT:.*]] = stablehlo.reshape %[[FB]] : (tensor<32x512xf32>) -> tensor<32x1x16x32xf32>
+// CHECK: %[[FPACKED:.*]] = stablehlo.transpose %[[FSPLIT]], dims = [2, 0, 3, 1]
+// CHECK: %[[FPANELS:.*]] = stablehlo.reshape %[[FPACKED]] : (tensor<16x32x32x1xf32>) -> tensor<16x32x32xf32>
+// CHECK: flow.dispatch @oxla_f32_matmul_512x512x32::@oxla_f32_matmul_512x512x32(%[[FA]], %[[FPANELS]])
+// CHECK: func.func private @oxla_f32_matmul_512x512x32_nk
+// CHECK-NOT: stream.executable private
 
 // ALL-LABEL: func.func @small
 // ALL: call @oxla_bf16_matmul_8x32x2_kn
 // ALL-LABEL: func.func @ragged
 // ALL: stablehlo.dot_general
 
-// NOBF16-NOT: stream.executable
-// NOBF16-NOT: call @
+// NOBF16-LABEL: func.func @gemm
+// NOBF16: stablehlo.dot_general
+// NOBF16-LABEL: func.func @f32
+// NOBF16: call @oxla_f32_matmul_512x512x32_kn
+// NOBF16-NOT: oxla_bf16_matmul
+
+// NONE-NOT: stream.executable
+// NONE-NOT: call @
 
 module attributes {hal.device.targets = [#hal.device.target<"local", [#hal.executable.target<"llvm-cpu", "embedded-elf-x86_64", {cpu = "znver5", cpu_features = "+avx512f,+avx512bf16", native_vector_size = 64 : i64, target_triple = "x86_64-unknown-unknown-eabi-elf"}>]> : !hal.device]} {
   func.func @gemm(%a: tensor<256x128xbf16>, %b: tensor<128x512xbf16>) -> tensor<256x512xf32> {
@@ -82,7 +105,15 @@ module attributes {hal.device.targets = [#hal.device.target<"local", [#hal.execu
     %0 = stablehlo.dot_general %a, %b, batching_dims = [0] x [0], contracting_dims = [2] x [1] : (tensor<2x256x128xbf16>, tensor<2x128x512xbf16>) -> tensor<2x256x512xf32>
     return %0 : tensor<2x256x512xf32>
   }
-  func.func @f32(%a: tensor<256x128xf32>, %b: tensor<128x512xf32>) -> tensor<256x512xf32> {
+  func.func @f32(%a: tensor<512x32xf32>, %b: tensor<32x512xf32>) -> tensor<512x512xf32> {
+    %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<512x32xf32>, tensor<32x512xf32>) -> tensor<512x512xf32>
+    return %0 : tensor<512x512xf32>
+  }
+  func.func @f32_nk(%a: tensor<512x32xf32>, %b: tensor<512x32xf32>) -> tensor<512x512xf32> {
+    %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [1] : (tensor<512x32xf32>, tensor<512x32xf32>) -> tensor<512x512xf32>
+    return %0 : tensor<512x512xf32>
+  }
+  func.func @f32_few_rows(%a: tensor<256x128xf32>, %b: tensor<128x512xf32>) -> tensor<256x512xf32> {
     %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<256x128xf32>, tensor<128x512xf32>) -> tensor<256x512xf32>
     return %0 : tensor<256x512xf32>
   }
