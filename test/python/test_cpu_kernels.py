@@ -9,17 +9,24 @@ import pytest
 
 from oxla import ir, runtime, transforms
 from oxla.pipelines import compile
-from oxla.transforms.cpu_kernels import MatmulShape, matmul_shape, target_features
+from oxla.dialects.stablehlo.attributes import dense_text
+from oxla.transforms.cpu_kernels import MatmulShape, matmul_shape, packed_rhs, target_features
 
 
 def _dot(m: int, k: int, n: int, *, transposed: bool = False, element: str = "bf16", result: str = "f32",
-         extra: str = "") -> str:
-    """@main(a, b) = a [m, k] times b ([k, n], or [n, k] when transposed)."""
+         extra: str = "", lead: tuple[int, ...] | None = None, weights: np.ndarray | None = None) -> str:
+    """@main(a, b) = a [*lead (default m), k] times b ([k, n], or [n, k] when transposed); with `weights`,
+    @main(a) and b is that constant."""
+    rows = "x".join(map(str, lead or (m,)))
+    lhs, out = f"tensor<{rows}x{k}x{element}>", f"tensor<{rows}x{n}x{result}>"
     rhs = f"tensor<{n}x{k}x{element}>" if transposed else f"tensor<{k}x{n}x{element}>"
-    return (f"func.func @main(%a: tensor<{m}x{k}x{element}>, %b: {rhs}) -> tensor<{m}x{n}x{result}> {{\n"
-            f"  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [{1 if transposed else 0}]{extra} : "
-            f"(tensor<{m}x{k}x{element}>, {rhs}) -> tensor<{m}x{n}x{result}>\n"
-            f"  return %0 : tensor<{m}x{n}x{result}>\n}}\n")
+    args, body = f"%a: {lhs}, %b: {rhs}", ""
+    if weights is not None:
+        args, body = f"%a: {lhs}", f"  %b = stablehlo.constant {dense_text(weights, element)}\n"
+    return (f"func.func @main({args}) -> {out} {{\n{body}"
+            f"  %0 = stablehlo.dot_general %a, %b, contracting_dims = [{len(lead or (m,))}] x [{1 if transposed else 0}]"
+            f"{extra} : ({lhs}, {rhs}) -> {out}\n"
+            f"  return %0 : {out}\n}}\n")
 
 
 def _target(features: str, triple: str = "x86_64-unknown-unknown-eabi-elf") -> str:
@@ -36,11 +43,20 @@ def _the_dot(module):
     return next(op for op in ir.ops(module) if op.name == "stablehlo.dot_general")
 
 
+_F32_WEIGHTS = np.zeros((32, 512), np.float32)
+
+
 @pytest.mark.parametrize("text, expected", [
-    (_dot(256, 128, 512), MatmulShape("bf16", 256, 512, 128, False)),
-    (_dot(256, 128, 512, transposed=True), MatmulShape("bf16", 256, 512, 128, True)),
-    (_dot(512, 32, 512, element="f32"), MatmulShape("f32", 512, 512, 32, False)),
-    (_dot(512, 33, 512, element="f32", transposed=True), MatmulShape("f32", 512, 512, 33, True)),  # K any
+    (_dot(256, 128, 512), MatmulShape("bf16", 256, 512, 128, "kn")),
+    (_dot(256, 128, 512, transposed=True), MatmulShape("bf16", 256, 512, 128, "nk")),
+    (_dot(512, 32, 512, element="f32"), MatmulShape("f32", 512, 512, 32, "kn")),
+    (_dot(512, 33, 512, element="f32", transposed=True), MatmulShape("f32", 512, 512, 33, "nk")),  # K any
+    (_dot(512, 32, 512, element="f32", lead=(2, 4, 64)), MatmulShape("f32", 512, 512, 32, "kn", (2, 4, 64))),
+    # a constant B is packed while compiling, so few rows pay
+    (_dot(8, 32, 512, element="f32", weights=_F32_WEIGHTS, extra=""), None),  # under 2^23 multiply-adds
+    (_dot(512, 32, 512, element="f32", weights=_F32_WEIGHTS), MatmulShape("f32", 512, 512, 32, "packed")),
+    (_dot(8, 1024, 1024, element="f32", weights=np.zeros((1024, 1024), np.float32)),
+     MatmulShape("f32", 8, 1024, 1024, "packed")),
     (_dot(8, 2, 32), None),  # below min_multiply_adds
     (_dot(256, 128, 512, element="f32"), None),  # f32 under 512 rows: B's pack costs more than it saves
     (_dot(512, 32, 512, element="f16"), None),
@@ -54,6 +70,20 @@ def _the_dot(module):
 ])
 def test_the_kernel_takes_aligned_bf16_and_f32_matmuls_with_f32_results(text, expected):
     assert matmul_shape(_the_dot(ir.parse(text)), 1 << 23) == expected
+
+
+@pytest.mark.parametrize("element, transposed", [("f32", False), ("f32", True), ("bf16", False), ("bf16", True)])
+def test_constant_right_operands_are_packed_into_panels_of_lanes(element, transposed):
+    rng = np.random.default_rng(2)
+    k, n = 6, 64
+    b = rng.standard_normal((n, k) if transposed else (k, n)).astype(ml_dtypes.bfloat16 if element == "bf16" else np.float32)
+    lanes = packed_rhs(b, MatmulShape(element, 8, n, k, "packed"), transposed)
+    g = 2 if element == "bf16" else 1
+    assert lanes.shape == (n // 32, k // g, 32) and lanes.dtype == (np.int32 if g == 2 else np.float32)
+    values = lanes.view(b.dtype).reshape(n // 32, k // g, 32, g)  # lane (j, s, c) holds B's K values g*s..g*s+g-1
+    kn = b.T if transposed else b
+    for j, s, c, e in np.ndindex(values.shape):
+        assert values[j, s, c, e] == kn[g * s + e, 32 * j + c]
 
 
 def test_batched_and_column_major_left_operands_stay_with_iree():
@@ -104,26 +134,30 @@ def _host_has(flag: str) -> bool:
 _needs_bf16 = pytest.mark.skipif(not _host_has("avx512_bf16"), reason="the host CPU has no AVX-512 BF16 to run")
 _needs_avx512 = pytest.mark.skipif(not _host_has("avx512f"), reason="the host CPU has no AVX-512 to run")
 
-_CASES = [  # element, m, k, n, transposed
-    pytest.param("bf16", 128, 256, 256, False, marks=_needs_bf16),
-    pytest.param("bf16", 64, 512, 288, True, marks=_needs_bf16),
-    pytest.param("bf16", 256, 130, 512, False, marks=_needs_bf16),
-    pytest.param("f32", 512, 64, 256, False, marks=_needs_avx512),
-    pytest.param("f32", 520, 61, 288, True, marks=_needs_avx512),  # K odd: f32 takes any K
+_CASES = [  # element, m, k, n, transposed, lead, constant B
+    pytest.param("bf16", 128, 256, 256, False, None, False, marks=_needs_bf16),
+    pytest.param("bf16", 64, 512, 288, True, None, False, marks=_needs_bf16),
+    pytest.param("bf16", 256, 130, 512, False, None, False, marks=_needs_bf16),
+    pytest.param("bf16", 64, 512, 256, True, None, True, marks=_needs_bf16),
+    pytest.param("f32", 512, 64, 256, False, None, False, marks=_needs_avx512),
+    pytest.param("f32", 520, 61, 288, True, None, False, marks=_needs_avx512),  # K odd: f32 takes any K
+    pytest.param("f32", 64, 520, 256, False, (2, 32), True, marks=_needs_avx512),
+    pytest.param("f32", 128, 256, 256, True, (1, 128), True, marks=_needs_avx512),
 ]
 
 
-@pytest.mark.parametrize("element, m, k, n, transposed", _CASES)
+@pytest.mark.parametrize("element, m, k, n, transposed, lead, constant", _CASES)
 @pytest.mark.parametrize("device", ["local-sync", "local-task"])
-def test_the_kernel_computes_what_iree_does(element, m, k, n, transposed, device):
-    src = _dot(m, k, n, transposed=transposed, element=element)
-    assert f"oxla_{element}_matmul" in ir.to_text(compile(src, compile_to="input"))
+def test_the_kernel_computes_what_iree_does(element, m, k, n, transposed, lead, constant, device):
     dtype = ml_dtypes.bfloat16 if element == "bf16" else np.float32
     rng = np.random.default_rng(11)
-    a = rng.standard_normal((m, k)).astype(dtype)
+    a = rng.standard_normal((*(lead or (m,)), k)).astype(dtype)
     b = rng.standard_normal((n, k) if transposed else (k, n)).astype(dtype)
-    got = np.asarray(runtime.load(compile(src), device=device).main(a, b))
-    iree = np.asarray(runtime.load(compile(src, optimize=False), device=device).main(a, b))  # IREE's own code
+    src = _dot(m, k, n, transposed=transposed, element=element, lead=lead, weights=b if constant else None)
+    assert f"oxla_{element}_matmul" in ir.to_text(compile(src, compile_to="input"))
+    args = (a,) if constant else (a, b)
+    got = np.asarray(runtime.load(compile(src), device=device).main(*args))
+    iree = np.asarray(runtime.load(compile(src, optimize=False), device=device).main(*args))  # IREE's own code
     np.testing.assert_array_equal(got, iree)
     reference = a.astype(np.float64) @ (b.T if transposed else b).astype(np.float64)
     np.testing.assert_allclose(got, reference, rtol=1e-4, atol=1e-3)

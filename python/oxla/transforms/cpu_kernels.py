@@ -18,29 +18,37 @@ ops), one row of KERNEL_TYPES per element type:
 - it reads the left operand in place, broadcasting each row's K pair or
   value, and writes the result rows in place (no pack, no unpack);
 - the right operand is packed once per call into 32-column panels by a
-  StableHLO reshape and transpose.
+  StableHLO reshape and transpose, or, when it is a constant (a model's
+  weights), by the pass itself while compiling.
 The products and their order are IREE's (the microkernel's instruction
 over the same K pairs; one FMA per K in order), so the results are bit
-for bit the same. The bf16 GEMM takes 4.2 ms, the f32 one 8.2 ms instead
-of 8.6 (docs/performance.md).
+for bit the same. The bf16 GEMM takes 4.2 ms instead of 4.6, the f32 one
+8.2 ms instead of 8.6, the MLP and BERT 8% and 5% less
+(docs/performance.md).
 
 The pass applies to the element types whose instruction every executable
 target of the module's `hal.device.targets` has (x86-64 with `+avx512bf16`,
 `+avx512f`), to dot_general (or dot) ops with a row-major left operand
-[M, K], a right operand [K, N] or [N, K], no batch dimensions, an f32
-result, M a multiple of 8 (f32: at least 512), N of 32, K of 2 (bf16),
-and at least `min-multiply-adds` multiply-adds. Anything else is left to
-IREE.
+[..., K] (M rows: the product of the other dimensions), a right operand
+[K, N] or [N, K], no batch dimensions, an f32 result, M a multiple of 8
+(f32 with a right operand packed per call: at least 512), N of 32, K of
+2 (bf16), and at least `min-multiply-adds` multiply-adds. Anything else
+is left to IREE.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 from dataclasses import dataclass
 
+import numpy as np
+
 from oxla import ir
 from oxla.dialects import stablehlo  # noqa: F401  (registers the op classes that op.opview returns)
+from oxla.dialects.elements import constant_value, dtype_of
+from oxla.dialects.stablehlo.attributes import dense_elements
 from oxla.transforms.cpu_tiles import target_text
 from oxla.transforms.registry import Pass, register_pass
 
@@ -50,6 +58,7 @@ ROWS, COLUMNS, LANES = 8, 32, 16  # register tile: 8 rows of two 16-lane f32 vec
 WORKGROUP_ROWS = (64, 32, 16, 8)
 WORKGROUP_COLUMNS = (512, 256, 128, 64, 32)
 _ACC = "vector<16xf32>"
+_LANE_DTYPES = {"i32": np.dtype(np.int32), "f32": np.dtype(np.float32)}
 
 
 @dataclass(frozen=True)
@@ -72,20 +81,23 @@ KERNEL_TYPES = {t.element: t for t in (
                f"({_ACC}, vector<32xbf16>, vector<32xbf16>) -> {_ACC}", ROWS),
     # One FMA per K, in K order: IREE's generated code sums the same way, bit for bit. Under 512 rows
     # the right operand's pack (a StableHLO transpose per call) cost more than IREE's: 64x1024x784
-    # 1.18x, 128x1024x1024 1.03x, 256x3072x768 with bias and relu 1.12x (docs/performance.md).
+    # 1.18x, 128x1024x1024 1.03x, 256x3072x768 with bias and relu 1.12x (docs/performance.md); a
+    # constant one is packed while compiling, and then any number of rows pays.
     KernelType("f32", "+avx512f", 1, "f32", _ACC, f"vector.fma {{a}}, {{b}}, {{acc}} : {_ACC}", 512),
 )}
 
 
 @dataclass(frozen=True)
 class MatmulShape:
-    """A matmul the kernel takes: [M, K] x [K, N] (or [N, K] when rhs_transposed) -> [M, N] f32."""
+    """A matmul the kernel takes: [M, K] x B -> [M, N] f32, where B (`rhs`) is "kn" ([K, N]), "nk" ([N, K])
+    or "packed": a constant oxla packs while compiling ([N/32, K/g, 32, g]), not at every call."""
 
     element: str
     m: int
     n: int
     k: int
-    rhs_transposed: bool
+    rhs: str
+    lead: tuple[int, ...] = ()  # A's dimensions before K when it has more than one (M is their product)
 
     @property
     def symbol(self) -> str:
@@ -95,7 +107,7 @@ class MatmulShape:
     @property
     def caller(self) -> str:
         """The private function that packs the right operand and dispatches the kernel."""
-        return f"{self.symbol}{'_nk' if self.rhs_transposed else '_kn'}"
+        return f"{self.symbol}_{self.rhs}" + (f"_{'x'.join(map(str, self.lead))}" if self.lead else "")
 
 
 def target_features(module) -> set[str]:
@@ -141,17 +153,38 @@ def matmul_shape(op, min_multiply_adds: int = 0) -> MatmulShape | None:
         return None
     (lhs, lhs_type), (rhs, rhs_type), (_, result_type) = shapes
     kind = KERNEL_TYPES.get(lhs_type)
-    if kind is None or rhs_type != lhs_type or result_type != "f32" or len(lhs) != 2 or len(rhs) != 2:
+    if kind is None or rhs_type != lhs_type or result_type != "f32" or len(lhs) < 2 or len(rhs) != 2:
         return None
     lhs_batch, rhs_batch, lhs_sum, rhs_sum = numbers
-    if lhs_batch or rhs_batch or lhs_sum != [1] or rhs_sum not in ([0], [1]):
+    if lhs_batch or rhs_batch or lhs_sum != [len(lhs) - 1] or rhs_sum not in ([0], [1]):
         return None
-    m, k = lhs
-    transposed = rhs_sum == [1]
-    n = rhs[0] if transposed else rhs[1]
-    if m % ROWS or n % COLUMNS or k % kind.group or m < kind.min_rows or m * n * k < min_multiply_adds:
+    m, k = math.prod(lhs[:-1]), lhs[-1]
+    n = rhs[0] if rhs_sum == [1] else rhs[1]
+    layout = "packed" if _defined_by(op.operands[1], "stablehlo.constant") else "nk" if rhs_sum == [1] else "kn"
+    if m % ROWS or n % COLUMNS or k % kind.group or m * n * k < min_multiply_adds:
         return None
-    return MatmulShape(kind.element, m, n, k, transposed)
+    if m < kind.min_rows and layout != "packed":  # the rows must pay for B's pack at every call
+        return None
+    return MatmulShape(kind.element, m, n, k, layout, tuple(lhs[:-1]) if len(lhs) > 2 else ())
+
+
+def packed_rhs(b: np.ndarray, shape: MatmulShape, transposed: bool) -> np.ndarray:
+    """A constant B ([K, N], or [N, K] when transposed) as the kernel's panels of lanes [N/32, K/g, 32]
+    (bf16 pairs as int32), so that nothing is left to repack or retype when IREE compiles it."""
+    kind = KERNEL_TYPES[shape.element]
+    g, panels, steps = kind.group, shape.n // COLUMNS, shape.k // kind.group
+    if transposed:
+        packed = b.reshape(panels, COLUMNS, steps, g).transpose(0, 2, 1, 3)
+    else:
+        packed = b.reshape(steps, g, panels, COLUMNS).transpose(2, 0, 3, 1)
+    lanes = np.ascontiguousarray(packed).view(_LANE_DTYPES[kind.lane])
+    return lanes.reshape(panels, steps, COLUMNS)
+
+
+def _defined_by(value, name: str) -> bool:
+    owner = value.owner
+    owner = owner.operation if isinstance(owner, ir.OpView) else owner
+    return isinstance(owner, ir.Operation) and owner.name == name
 
 
 def _largest_divisor(extent: int, choices: tuple[int, ...]) -> int:
@@ -262,34 +295,71 @@ def kernel_caller(shape: MatmulShape) -> str:
 
     B [K, N] is split into K groups and 32-column panels and transposed to
     [N/32, K/g, 32, g]; B [N, K] is read as lanes [N, K/g], split into
-    panels and transposed to [N/32, K/g, 32]. Both are then read as lanes.
+    panels and transposed to [N/32, K/g, 32]; a packed constant arrives as
+    [N/32, K/g, 32, g]. All are then read as lanes.
     """
     kind = KERNEL_TYPES[shape.element]
     m, n, k, g, e, lane = shape.m, shape.n, shape.k, kind.group, shape.element, kind.lane
     steps, panels = k // g, n // COLUMNS
-    lhs, lanes = f"tensor<{m}x{k}x{e}>", f"tensor<{panels}x{steps}x{COLUMNS}x{lane}>"
-    if shape.rhs_transposed:
+    lead = "x".join(map(str, shape.lead or (m,)))
+    lhs, lanes = f"tensor<{lead}x{k}x{e}>", f"tensor<{panels}x{steps}x{COLUMNS}x{lane}>"
+    packed = f"tensor<{panels}x{steps}x{COLUMNS}x{g}x{e}>"
+    if shape.rhs == "packed":  # packed while compiling, as lanes (packed_rhs)
+        rhs, pack, packed_value = lanes, [], "%rhs"
+    elif shape.rhs == "nk":  # [N, K] as lanes [N, K/g] -> [N/32, 32, K/g] -> [N/32, K/g, 32]
         rhs, split = f"tensor<{n}x{k}x{e}>", f"tensor<{panels}x{COLUMNS}x{steps}x{lane}>"
         as_lanes, rows = _retyped("rhs_lanes", "%rhs", rhs, f"tensor<{n}x{steps}x{lane}>")
         as_panels, value = _retyped("split", rows, f"tensor<{n}x{steps}x{lane}>", split)
         pack = [*as_lanes, *as_panels,
                 f"  %panels = stablehlo.transpose {value}, dims = [0, 2, 1] : ({split}) -> {lanes}"]
         packed_value = "%panels"
-    else:
+    else:  # [K, N] -> [K/g, g, N/32, 32] -> [N/32, K/g, 32, g]
         rhs, split = f"tensor<{k}x{n}x{e}>", f"tensor<{steps}x{g}x{panels}x{COLUMNS}x{e}>"
-        packed = f"tensor<{panels}x{steps}x{COLUMNS}x{g}x{e}>"
         as_lanes, packed_value = _retyped("panels", "%packed", packed, lanes)
         pack = [f"  %split = stablehlo.reshape %rhs : ({rhs}) -> {split}",
                 f"  %packed = stablehlo.transpose %split, dims = [2, 0, 3, 1] : ({split}) -> {packed}", *as_lanes]
     lhs_lines, lhs_value = _retyped("lhs_lanes", "%lhs", lhs, f"tensor<{m}x{steps}x{lane}>")
+    result = f"tensor<{lead}x{n}xf32>"
+    out_lines, out_value = _retyped("result", "%out", f"tensor<{m}x{n}xf32>", result)
     return "\n".join([
-        f"func.func private @{shape.caller}(%lhs: {lhs}, %rhs: {rhs}) -> tensor<{m}x{n}xf32> {{",
+        f"func.func private @{shape.caller}(%lhs: {lhs}, %rhs: {rhs}) -> {result} {{",
         *lhs_lines,
         *pack,
         f"  %out = flow.dispatch @{shape.symbol}::@{shape.symbol}({lhs_value}, {packed_value}) : "
         f"(tensor<{m}x{steps}x{lane}>, {lanes}) -> tensor<{m}x{n}xf32>",
-        f"  return %out : tensor<{m}x{n}xf32>",
+        *out_lines,
+        f"  return {out_value} : {result}",
         "}"])
+
+
+def _constant_array(op) -> np.ndarray:
+    """A `stablehlo.constant`'s value: through the attribute's buffer where the bindings give one (f32:
+    100x faster than reading its printed form), else through the printed form (bf16)."""
+    attr = ir.DenseElementsAttr(op.attributes["value"])
+    shaped = ir.ShapedType(attr.type)
+    if not attr.is_splat:
+        try:
+            array = np.asarray(attr)
+            if array.shape == tuple(shaped.shape) and array.dtype == dtype_of(shaped.element_type):
+                return array
+        except (TypeError, ValueError, RuntimeError):
+            pass
+    return constant_value(op)
+
+
+def _packed_constant(value, shape: MatmulShape, transposed: bool):
+    """A new constant holding the constant `value` in the kernel's panels (at the insertion point)."""
+    owner = value.owner
+    owner = owner.operation if isinstance(owner, ir.OpView) else owner
+    lanes = packed_rhs(_constant_array(owner), shape, transposed)
+    kind = KERNEL_TYPES[shape.element]
+    lane_type = ir.F32Type.get() if kind.lane == "f32" else ir.IntegerType.get_signless(32)
+    tensor = ir.RankedTensorType.get(list(lanes.shape), lane_type)
+    if ir.DenseElementsAttr(owner.attributes["value"]).is_splat:  # keep a splat a splat
+        attr = dense_elements(lanes, kind.lane)
+    else:
+        attr = ir.DenseElementsAttr.get(np.ascontiguousarray(lanes), type=tensor)
+    return ir.Operation.create("stablehlo.constant", results=[tensor], attributes={"value": attr}).result
 
 
 def _add_definitions(module, texts: list[str]) -> None:
@@ -334,9 +404,15 @@ class MatmulKernel(Pass):
                     done.add(symbol)
                     texts.append(text(shape))
             with ir.InsertionPoint(op), op.location:
-                call = ir.Operation.create("func.call", results=[op.results[0].type], operands=list(op.operands)[:2],
+                operands = list(op.operands)[:2]
+                if shape.rhs == "packed":
+                    operands[1] = _packed_constant(operands[1], shape, _contracting(op)[3] == [1])
+                call = ir.Operation.create("func.call", results=[op.results[0].type], operands=operands,
                                            attributes={"callee": ir.FlatSymbolRefAttr.get(shape.caller)})
+            rhs = op.operands[1].owner
             op.results[0].replace_all_uses_with(call.results[0])
             op.erase()
+            if shape.rhs == "packed" and not list(rhs.results[0].uses):  # the packed copy replaced it
+                rhs.erase()
         if texts:
             _add_definitions(module, texts)

@@ -1,8 +1,10 @@
 // Large bf16 x bf16 -> f32 matmuls on an x86-64 target with AVX-512 BF16, and f32 ones of at least 512
 // rows on one with AVX-512, become calls of a private function that packs the right operand (either
 // layout) into 32-column panels of K pairs (bf16) or values (f32) and dispatches oxla's kernel: one
-// stream.executable per type and shape, stepping 8 rows of 32 columns with vdpbf16ps or FMAs.
-// Matmuls too small, misaligned, batched, with other types or an algorithm stay dot_general.
+// stream.executable per type and shape, stepping 8 rows of 32 columns with vdpbf16ps or FMAs. A constant
+// right operand is packed by the pass itself (any number of rows then pays); a left operand with several
+// dimensions before K is read as their product of rows. Matmuls too small, misaligned, batched, with
+// other types or an algorithm stay dot_general.
 // RUN: oxla-opt %s --pass-pipeline='builtin.module(oxla-llvmcpu-matmul-kernel)' | FileCheck %s
 // RUN: oxla-opt %s --pass-pipeline='builtin.module(oxla-llvmcpu-matmul-kernel{min-multiply-adds=1})' | FileCheck %s --check-prefix=ALL
 // RUN: sed 's/+avx512bf16/-avx512bf16/' %s | oxla-opt --pass-pipeline='builtin.module(oxla-llvmcpu-matmul-kernel)' | FileCheck %s --check-prefix=NOBF16
@@ -16,6 +18,11 @@
 // CHECK-LABEL: func.func @twice
 // CHECK: call @oxla_bf16_matmul_256x512x128_kn
 // CHECK: call @oxla_bf16_matmul_256x512x128_kn
+// CHECK-LABEL: func.func @weights
+// CHECK-NEXT: %[[W:.*]] = stablehlo.constant dense<5.000000e-01> : tensor<8x1024x32xf32>
+// CHECK-NEXT: call @oxla_f32_matmul_64x256x1024_packed(%arg0, %[[W]])
+// CHECK-LABEL: func.func @lead
+// CHECK-NEXT: call @oxla_bf16_matmul_256x512x128_kn_2x128(%arg0, %arg1) : (tensor<2x128x128xbf16>, tensor<128x512xbf16>) -> tensor<2x128x512xf32>
 // CHECK-LABEL: func.func @small
 // CHECK: stablehlo.dot_general
 // CHECK-LABEL: func.func @ragged
@@ -51,6 +58,14 @@
 // CHECK: %[[BPAIRS:.*]] = flow.tensor.bitcast %[[BT]] : tensor<512x128xbf16> -> tensor<512x64xi32>
 // CHECK: stablehlo.reshape %[[BPAIRS]] : (tensor<512x64xi32>) -> tensor<16x32x64xi32>
 // CHECK: stablehlo.transpose %{{.*}}, dims = [0, 2, 1] : (tensor<16x32x64xi32>) -> tensor<16x64x32xi32>
+// CHECK: stream.executable private @oxla_f32_matmul_64x256x1024
+// CHECK: func.func private @oxla_f32_matmul_64x256x1024_packed(%[[PA:.*]]: tensor<64x1024xf32>, %[[PW:.*]]: tensor<8x1024x32xf32>) -> tensor<64x256xf32>
+// CHECK-NEXT: flow.dispatch @oxla_f32_matmul_64x256x1024::@oxla_f32_matmul_64x256x1024(%[[PA]], %[[PW]])
+// CHECK: func.func private @oxla_bf16_matmul_256x512x128_kn_2x128(%[[LA:.*]]: tensor<2x128x128xbf16>, %{{.*}}: tensor<128x512xbf16>) -> tensor<2x128x512xf32>
+// CHECK-NEXT: flow.tensor.bitcast %[[LA]] : tensor<2x128x128xbf16> -> tensor<256x64xi32>
+// CHECK: %[[FLAT:.*]] = flow.dispatch @oxla_bf16_matmul_256x512x128::@oxla_bf16_matmul_256x512x128
+// CHECK-NEXT: %[[BACK:.*]] = stablehlo.reshape %[[FLAT]] : (tensor<256x512xf32>) -> tensor<2x128x512xf32>
+// CHECK-NEXT: return %[[BACK]]
 // CHECK: stream.executable private @oxla_f32_matmul_512x512x32 {
 // CHECK: stream.binding.subspan {{.*}} -> memref<512x32xf32>
 // CHECK: stream.binding.subspan {{.*}} -> memref<16x32x32xf32>
@@ -92,6 +107,15 @@ module attributes {hal.device.targets = [#hal.device.target<"local", [#hal.execu
     %1 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<256x128xbf16>, tensor<128x512xbf16>) -> tensor<256x512xf32>
     %2 = stablehlo.add %0, %1 : tensor<256x512xf32>
     return %2 : tensor<256x512xf32>
+  }
+  func.func @weights(%a: tensor<64x1024xf32>) -> tensor<64x256xf32> {
+    %w = stablehlo.constant dense<5.000000e-01> : tensor<1024x256xf32>
+    %0 = stablehlo.dot_general %a, %w, contracting_dims = [1] x [0] : (tensor<64x1024xf32>, tensor<1024x256xf32>) -> tensor<64x256xf32>
+    return %0 : tensor<64x256xf32>
+  }
+  func.func @lead(%a: tensor<2x128x128xbf16>, %b: tensor<128x512xbf16>) -> tensor<2x128x512xf32> {
+    %0 = stablehlo.dot_general %a, %b, contracting_dims = [2] x [0] : (tensor<2x128x128xbf16>, tensor<128x512xbf16>) -> tensor<2x128x512xf32>
+    return %0 : tensor<2x128x512xf32>
   }
   func.func @small(%a: tensor<8x2xbf16>, %b: tensor<2x32xbf16>) -> tensor<8x32xf32> {
     %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<8x2xbf16>, tensor<2x32xbf16>) -> tensor<8x32xf32>
