@@ -46,8 +46,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from oxla import ir
-from oxla.dialects import stablehlo  # noqa: F401  (registers the op classes that op.opview returns)
 from oxla.dialects.elements import constant_value, dtype_of
+from oxla.dialects.stablehlo import DotGeneralOp
 from oxla.dialects.stablehlo.attributes import dense_elements
 from oxla.transforms.cpu_tiles import target_text
 from oxla.transforms.registry import Pass, register_pass
@@ -140,7 +140,7 @@ def _contracting(op) -> tuple[list, list, list, list] | None:
         return [], [], [1], [0]
     if "algorithm" in op.attributes:
         return None
-    dn = op.opview.dot_dimension_numbers
+    dn = DotGeneralOp(op).dot_dimension_numbers
     return (list(dn.lhs_batching_dimensions), list(dn.rhs_batching_dimensions),
             list(dn.lhs_contracting_dimensions), list(dn.rhs_contracting_dimensions))
 
