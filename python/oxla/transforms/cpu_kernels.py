@@ -90,7 +90,7 @@ KERNEL_TYPES = {t.element: t for t in (
 @dataclass(frozen=True)
 class MatmulShape:
     """A matmul the kernel takes: [M, K] x B -> [M, N] f32, where B (`rhs`) is "kn" ([K, N]), "nk" ([N, K])
-    or "packed": a constant oxla packs while compiling ([N/32, K/g, 32, g]), not at every call."""
+    or "packed": a constant oxla packs while compiling (packed_rhs), not at every call."""
 
     element: str
     m: int
@@ -182,12 +182,14 @@ def packed_rhs(b: np.ndarray, shape: MatmulShape, transposed: bool) -> np.ndarra
 
 
 def _defined_by(value, name: str) -> bool:
+    """Whether `value` is the result of an op named `name`."""
     owner = value.owner
     owner = owner.operation if isinstance(owner, ir.OpView) else owner
     return isinstance(owner, ir.Operation) and owner.name == name
 
 
 def _largest_divisor(extent: int, choices: tuple[int, ...]) -> int:
+    """The first of `choices` (largest first) dividing `extent`; the last divides every extent the kernel takes."""
     return next(c for c in choices if extent % c == 0)
 
 
