@@ -76,7 +76,8 @@ def test_the_kernel_takes_aligned_bf16_and_f32_matmuls_with_f32_results(text, ex
 def test_constant_right_operands_are_packed_into_panels_of_lanes(element, transposed):
     rng = np.random.default_rng(2)
     k, n = 6, 64
-    b = rng.standard_normal((n, k) if transposed else (k, n)).astype(ml_dtypes.bfloat16 if element == "bf16" else np.float32)
+    dtype = ml_dtypes.bfloat16 if element == "bf16" else np.float32
+    b = rng.standard_normal((n, k) if transposed else (k, n)).astype(dtype)
     lanes = packed_rhs(b, MatmulShape(element, 8, n, k, "packed"), transposed)
     g = 2 if element == "bf16" else 1
     assert lanes.shape == (n // 32, k // g, 32) and lanes.dtype == (np.int32 if g == 2 else np.float32)

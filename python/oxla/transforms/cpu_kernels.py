@@ -216,7 +216,8 @@ def _step_body(shape: MatmulShape, lhs: str, rhs: str) -> list[str]:
                  f"      %y{r} = vector.broadcast %x{r} : {kind.lane} to {lanes}"]
         lines, row = _as_operand(f"z{r}", f"%y{r}", kind)
         body += lines
-        body += [f"      %n{2 * r + h} = " + kind.step.format(acc=f"%p{2 * r + h}", a=row, b=columns[h]) for h in range(2)]
+        body += [f"      %n{t} = " + kind.step.format(acc=f"%p{t}", a=row, b=columns[t - 2 * r])
+                 for t in (2 * r, 2 * r + 1)]
     return body
 
 
