@@ -46,11 +46,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from oxla import ir
-from oxla.dialects.elements import constant_value, dtype_of
+from oxla.dialects.elements import constant_value
 from oxla.dialects.stablehlo import DotGeneralOp
 from oxla.dialects.stablehlo.attributes import dense_elements
 from oxla.transforms.cpu_tiles import target_text
 from oxla.transforms.registry import Pass, register_pass
+from oxla.transforms.simplify.rule import defining
 
 ROWS, COLUMNS, LANES = 8, 32, 16  # register tile: 8 rows of two 16-lane f32 vectors
 # Workgroup tiles, largest first: a workgroup walks its 32-column panels of the packed right operand and,
@@ -160,7 +161,7 @@ def matmul_shape(op, min_multiply_adds: int = 0) -> MatmulShape | None:
         return None
     m, k = math.prod(lhs[:-1]), lhs[-1]
     n = rhs[0] if rhs_sum == [1] else rhs[1]
-    layout = "packed" if _defined_by(op.operands[1], "stablehlo.constant") else "nk" if rhs_sum == [1] else "kn"
+    layout = "packed" if defining(op.operands[1], "stablehlo.constant") else "nk" if rhs_sum == [1] else "kn"
     if m % ROWS or n % COLUMNS or k % kind.group or m * n * k < min_multiply_adds:
         return None
     if m < kind.min_rows and layout != "packed":  # the rows must pay for B's pack at every call
@@ -179,13 +180,6 @@ def packed_rhs(b: np.ndarray, shape: MatmulShape, transposed: bool) -> np.ndarra
         packed = b.reshape(steps, g, panels, COLUMNS).transpose(2, 0, 3, 1)
     lanes = np.ascontiguousarray(packed).view(_LANE_DTYPES[kind.lane])
     return lanes.reshape(panels, steps, COLUMNS)
-
-
-def _defined_by(value, name: str) -> bool:
-    """Whether `value` is the result of an op named `name`."""
-    owner = value.owner
-    owner = owner.operation if isinstance(owner, ir.OpView) else owner
-    return isinstance(owner, ir.Operation) and owner.name == name
 
 
 def _largest_divisor(extent: int, choices: tuple[int, ...]) -> int:
@@ -335,26 +329,10 @@ def kernel_caller(shape: MatmulShape) -> str:
         "}"])
 
 
-def _constant_array(op) -> np.ndarray:
-    """A `stablehlo.constant`'s value: through the attribute's buffer where the bindings give one (f32:
-    100x faster than reading its printed form), else through the printed form (bf16)."""
-    attr = ir.DenseElementsAttr(op.attributes["value"])
-    shaped = ir.ShapedType(attr.type)
-    if not attr.is_splat:
-        try:
-            array = np.asarray(attr)
-            if array.shape == tuple(shaped.shape) and array.dtype == dtype_of(shaped.element_type):
-                return array
-        except (TypeError, ValueError, RuntimeError):
-            pass
-    return constant_value(op)
-
-
 def _packed_constant(value, shape: MatmulShape, transposed: bool):
     """A new constant holding the constant `value` in the kernel's panels (at the insertion point)."""
-    owner = value.owner
-    owner = owner.operation if isinstance(owner, ir.OpView) else owner
-    lanes = packed_rhs(_constant_array(owner), shape, transposed)
+    owner = defining(value, "stablehlo.constant").operation
+    lanes = packed_rhs(constant_value(owner), shape, transposed)
     kind = KERNEL_TYPES[shape.element]
     lane_type = ir.F32Type.get() if kind.lane == "f32" else ir.IntegerType.get_signless(32)
     tensor = ir.RankedTensorType.get(list(lanes.shape), lane_type)
