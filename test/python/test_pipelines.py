@@ -177,6 +177,25 @@ def test_codegen_passes_run_with_the_first_flag_set_unless_optimize_is_off():
     assert compile(MLP, optimize=False).codegen_passes == ()
 
 
+def test_disabled_codegen_passes_are_left_out_and_unknown_names_rejected():
+    full = tuple(p for _, p in TARGETS["llvm-cpu"].codegen_passes)
+    artifact = compile(MLP, disable_passes=["oxla-binding-alignment", "oxla-llvmcpu-pack-panels"])
+    assert artifact.codegen_passes == tuple(p for p in full if "binding-alignment" not in p
+                                            and "pack-panels" not in p)
+    assert len(artifact.codegen_passes) == len(full) - 2
+    # Without oxla-binding-alignment, IREE's own 64-byte binding alignment comes back.
+    def alignments(**options):
+        return set(re.findall(r"stream\.alignment = (\d+)", ir.to_text(compile(MLP, compile_to="stream", **options))))
+
+    assert alignments() == {"16"}
+    assert alignments(disable_passes=["oxla-binding-alignment"]) == {"64"}
+    with pytest.raises(ValueError, match="runs no codegen pass named oxla-no-such-pass .*oxla-binding-alignment"):
+        compile(ADD, disable_passes=["oxla-no-such-pass"])
+    with pytest.raises(ValueError, match="target cuda runs no codegen pass named oxla-binding-alignment"):
+        compile(ADD, target="cuda", disable_passes=["oxla-binding-alignment"])
+    assert TARGETS["llvm-cpu"].codegen_passes_without([]) == TARGETS["llvm-cpu"].codegen_passes
+
+
 def test_a_failure_in_the_input_phase_is_not_retried_with_other_flag_sets(monkeypatch):
     from oxla.pipelines import compiler as compiler_module
 

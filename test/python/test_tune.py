@@ -114,7 +114,7 @@ def test_the_second_call_is_served_from_the_cache(two_candidates, compiles, tmp_
     assert compile_tuned(MATMUL, cache_dir=tmp_path, retune=True).tuning.from_cache is False
 
 
-@pytest.mark.parametrize("change", ["program", "flags", "optimize", "device"])
+@pytest.mark.parametrize("change", ["program", "flags", "optimize", "disable_passes", "device"])
 def test_a_changed_input_misses_the_cache(change, two_candidates, compiles, monkeypatch, tmp_path):
     first = compile_tuned(MATMUL, cache_dir=tmp_path)
     kwargs, source = {}, MATMUL
@@ -124,6 +124,8 @@ def test_a_changed_input_misses_the_cache(change, two_candidates, compiles, monk
         kwargs["flags"] = ["--iree-llvmcpu-loop-unrolling=true"]
     elif change == "optimize":
         kwargs["optimize"] = False
+    elif change == "disable_passes":
+        kwargs["disable_passes"] = ["oxla-binding-alignment"]
     else:
         monkeypatch.setattr(tune, "device_fingerprint", lambda: "another CPU")
     again = compile_tuned(source, cache_dir=tmp_path, **kwargs)

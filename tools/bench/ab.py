@@ -16,8 +16,6 @@ outputs are bit for bit the same.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import dataclasses
 import os
 import sys
 import time
@@ -27,54 +25,31 @@ import numpy as np
 if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
-from oxla.pipelines.targets import TARGETS  # noqa: E402
 from tools.bench import systems, timing, zoo  # noqa: E402
 
 
-def variant_target(without: list[str]):
-    """The llvm-cpu target with the codegen passes whose pipelines name any of `without` left out."""
-    cpu = TARGETS["llvm-cpu"]
-    kept = tuple(p for p in cpu.codegen_passes if not any(name in p[1] for name in without))
-    missing = [name for name in without if not any(name in p[1] for p in cpu.codegen_passes)]
-    if missing:
-        raise SystemExit(f"not among llvm-cpu's codegen passes: {', '.join(missing)}")
-    return dataclasses.replace(cpu, codegen_passes=kept)
-
-
-@contextlib.contextmanager
-def _target(target):
-    """oxla.compile(target="llvm-cpu") compiles for `target` inside the block."""
-    saved = TARGETS["llvm-cpu"]
-    TARGETS["llvm-cpu"] = target
-    try:
-        yield
-    finally:
-        TARGETS["llvm-cpu"] = saved
-
-
-def compile_both(source: str, variant, flags: list[str], compiles: int) -> dict[str, tuple[bytes, float]]:
-    """{"default" | "variant": (vmfb, median compile seconds)}."""
+def compile_both(source: str, without: list[str], flags: list[str], compiles: int) -> dict[str, tuple[bytes, float]]:
+    """{"default" | "variant": (vmfb, median compile seconds)}; the variant leaves the passes `without` out."""
     import oxla
 
     made = {}
-    for name, target, extra in (("default", TARGETS["llvm-cpu"], []), ("variant", variant, flags)):
+    for name, disabled, extra in (("default", [], []), ("variant", without, flags)):
         seconds = []
-        with _target(target):
-            for _ in range(compiles):
-                began = time.perf_counter()
-                artifact = oxla.compile(source, target="llvm-cpu", flags=extra)
-                seconds.append(time.perf_counter() - began)
+        for _ in range(compiles):
+            began = time.perf_counter()
+            artifact = oxla.compile(source, target="llvm-cpu", flags=extra, disable_passes=disabled)
+            seconds.append(time.perf_counter() - began)
         made[name] = (artifact.vmfb, timing.median(seconds))
     return made
 
 
-def compare(model_name: str, variant, flags: list[str], threads: int, repeat: int, compiles: int) -> str:
+def compare(model_name: str, without: list[str], flags: list[str], threads: int, repeat: int, compiles: int) -> str:
     """One line for one zoo model: compile seconds, run times, ratio, and whether outputs agree."""
     from oxla import ir
 
     model = zoo.build(model_name)
     source = ir.to_text(systems.imported_module(model).module)
-    made = compile_both(source, variant, flags, compiles)
+    made = compile_both(source, without, flags, compiles)
     line = (f"{model_name:18s} compile {made['default'][1]:6.2f} s -> {made['variant'][1]:6.2f} s")
     if made["default"][0] == made["variant"][0]:
         return line + "  same bytes"
@@ -93,6 +68,8 @@ def _as_list(results) -> list:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from oxla.pipelines.targets import TARGETS
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("models", nargs="+", choices=sorted(zoo.MODELS), metavar="MODEL",
                         help=f"zoo models: {', '.join(zoo.MODELS)}")
@@ -107,11 +84,14 @@ def main(argv: list[str] | None = None) -> int:
     if not args.without and not args.flag:
         parser.error("name what the variant changes: --without PASS and/or --flag FLAG")
     systems.configure_process(args.threads)
-    variant = variant_target(args.without)
+    try:
+        TARGETS["llvm-cpu"].codegen_passes_without(args.without)
+    except ValueError as exc:
+        parser.error(str(exc))
     changes = [f"without {p}" for p in args.without] + [f"with {f}" for f in args.flag]
     print(f"variant: the default {', '.join(changes)}; {args.threads} thread{'s' if args.threads > 1 else ''}")
     for name in args.models:
-        print(compare(name, variant, args.flag, args.threads, args.repeat, args.compiles), flush=True)
+        print(compare(name, args.without, args.flag, args.threads, args.repeat, args.compiles), flush=True)
     return 0
 
 

@@ -14,7 +14,7 @@ import re
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Mapping, Union
+from typing import Callable, Iterable, Mapping, Union
 
 from oxla import ir, transforms
 from oxla._iree import CapturedStderr, c_function, with_gil
@@ -425,6 +425,7 @@ def compile(
     flags: list[str] | tuple[str, ...] = (),
     legalize: bool = True,
     optimize: bool = True,
+    disable_passes: Iterable[str] = (),
     tune: bool = False,
 ):
     """Compiles StableHLO (a module, MLIR text or bytecode, a portable artifact, a path).
@@ -436,8 +437,9 @@ def compile(
     taking the module. legalize=False skips oxla's input legalization
     (INPUT_LEGALIZATION); optimize=False skips oxla's StableHLO optimizer
     (OPTIMIZATION, timed as phase_seconds['oxla-hlo-opt']) and the target's
-    codegen passes (Target.codegen_passes). Returns an Artifact (or the
-    module with compile_to).
+    codegen passes (Target.codegen_passes); disable_passes names codegen
+    passes to leave out (ValueError for one the target does not run).
+    Returns an Artifact (or the module with compile_to).
 
     The target's default flag sets (Target.flag_sets: for llvm-cpu O3 and
     data tiling) come before opt_level and flags, which override them. When
@@ -455,8 +457,9 @@ def compile(
 
         return compile_tuned(source, target, compile_to=compile_to, compile_from=compile_from, hooks=hooks,
                              cpu=cpu, gpu=gpu, keep_f64=keep_f64, opt_level=opt_level, flags=flags,
-                             legalize=legalize, optimize=optimize)
+                             legalize=legalize, optimize=optimize, disable_passes=disable_passes)
     tgt, chip = resolve(target)
+    codegen_passes = tgt.codegen_passes_without(disable_passes)
     chip = cpu or gpu or chip or tgt.default_chip
     stop = phase_index(compile_to) if compile_to else len(PHASES) - 1
     start = phase_index(compile_from) if compile_from else 0
@@ -497,7 +500,7 @@ def compile(
     if start == 0 and legalize:
         transforms.run(module, INPUT_LEGALIZATION)
     last = min(stop, phase_index("vm"))
-    attempts = _attempts(flag_sets, tgt.codegen_passes if optimize and start < phase_index("dispatch-creation") else ())
+    attempts = _attempts(flag_sets, codegen_passes if optimize and start < phase_index("dispatch-creation") else ())
     module, attempt = _run_phases(compiler, module, tgt, (start, last), boundaries, times,
                                   all_flags, defaults_at, attempts)
     if compile_to and stop <= phase_index("vm"):

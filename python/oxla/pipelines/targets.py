@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from oxla.transforms.pipeline_syntax import OpPipeline, parse_pipeline
+
 
 @dataclass(frozen=True)
 class Target:
@@ -47,6 +49,20 @@ class Target:
         """The flag sets to try, best first, for a program with or without complex values."""
         return list(self.complex_flag_sets if has_complex and self.complex_flag_sets else self.flag_sets) or [("", ())]
 
+    def codegen_passes_without(self, names) -> tuple[tuple[str, str], ...]:
+        """codegen_passes less the pipelines that run a pass in `names`; ValueError for a name it never runs.
+
+        What XLA's --xla_disable_hlo_passes does for its passes: a way to measure
+        or work around one of oxla's code-generation rewrites without editing it.
+        """
+        names = set(names)
+        known = [n for _, pipeline in self.codegen_passes for n in pass_names(pipeline)]
+        unknown = names.difference(known)
+        if unknown:
+            raise ValueError(f"target {self.name} runs no codegen pass named {', '.join(sorted(unknown))} "
+                             f"(its codegen passes: {', '.join(known) or 'none'})")
+        return tuple(p for p in self.codegen_passes if not names & set(pass_names(p[1])))
+
     def flags(self, chip: str | None = None) -> list[str]:
         """The iree-compile flags that select this target and chip."""
         return [
@@ -55,6 +71,18 @@ class Target:
             f"{self.chip_flag}={chip or self.default_chip}",
             *self.options,
         ]
+
+
+def pass_names(pipeline: str) -> list[str]:
+    """The names of the passes a pipeline string runs, at any nesting, in order."""
+    def names(elements):
+        for element in elements:
+            if isinstance(element, OpPipeline):
+                yield from names(element.elements)
+            else:
+                yield element.name
+
+    return list(names(parse_pipeline(pipeline)))
 
 
 # llvm-cpu's defaults, measured on the zoo of tools/bench (docs/performance.md, "oxla's

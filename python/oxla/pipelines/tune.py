@@ -452,6 +452,7 @@ def compile_tuned(
     flags: list[str] | tuple[str, ...] = (),
     legalize: bool = True,
     optimize: bool = True,
+    disable_passes=(),
     cache_dir: str | os.PathLike | None = None,
     retune: bool = False,
     budget_s: float = BUDGET_S,
@@ -469,8 +470,10 @@ def compile_tuned(
     chip = cpu or gpu or chip or tgt.default_chip
     _check_supported(tgt, compile_to, compile_from, hooks)
     keep = tgt.keep_f64 if keep_f64 is None else keep_f64
+    disabled = sorted(set(disable_passes))
+    tgt.codegen_passes_without(disabled)  # a name the target does not run fails before any work
     options = {"flags": list(flags), "opt_level": opt_level, "keep_f64": keep, "legalize": legalize,
-               "optimize": optimize}
+               "optimize": optimize, "disable_passes": disabled}
     directory = Path(cache_dir) if cache_dir is not None else default_cache_dir()
     key = cache_key(source, tgt.name, chip, options)
     cached = None if retune else _load_cached(directory, key)
@@ -482,7 +485,7 @@ def compile_tuned(
     tail = ([f"--iree-opt-level={opt_level}"] if opt_level else []) + list(flags)
     plan, base_name, skipped = _plan(module, tgt, tail)
     compile_options = {"target": f"{tgt.name}:{chip}", "keep_f64": keep, "opt_level": opt_level,
-                       "legalize": legalize, "optimize": optimize}
+                       "legalize": legalize, "optimize": optimize, "disable_passes": disabled}
     measured = _measure_all(module, plan, base_name, compile_options, entry, budget_s, skipped)
     chosen = fastest({name: m.median for name, m in measured.items()})
     medians = {name: m.median for name, m in measured.items()}

@@ -38,6 +38,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--opt-level", choices=["O0", "O1", "O2", "O3"], help="IREE's global optimization level")
     p.add_argument("--no-optimize", action="store_true",
                    help="skip oxla-hlo-opt, oxla's StableHLO optimizer that runs before IREE's input phase")
+    p.add_argument("--disable-passes", metavar="P1,P2", type=_names, default=[],
+                   help="leave out these codegen passes of the target (--list-targets names them)")
     p.add_argument("--list-targets", action="store_true", help="list targets and their chips, then exit")
     p.add_argument("--emit-bytecode", action="store_true", help="with --compile-to: write MLIR bytecode")
     p.add_argument("--tune", action="store_true",
@@ -46,6 +48,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with --tune: the cache directory (default $OXLA_CACHE_DIR, else ~/.cache/oxla/tune)")
     p.add_argument("--retune", action="store_true", help="with --tune: measure again, replacing the cached choice")
     return p
+
+
+def _names(text: str) -> list[str]:
+    """A comma-separated list of names, blanks dropped."""
+    return [name.strip() for name in text.split(",") if name.strip()]
 
 
 def _tuning_conflict(args) -> str | None:
@@ -64,7 +71,8 @@ def _compile(module, args, extra: list[str]):
     """compile() or, with --tune, compile_tuned() with the command line's options."""
     from oxla.pipelines import compile
 
-    options = dict(keep_f64=not args.demote_f64, opt_level=args.opt_level, flags=extra, optimize=not args.no_optimize)
+    options = dict(keep_f64=not args.demote_f64, opt_level=args.opt_level, flags=extra, optimize=not args.no_optimize,
+                   disable_passes=args.disable_passes)
     if args.tune:
         from oxla.pipelines.tune import compile_tuned
 
@@ -107,10 +115,14 @@ def _read_source(path: str):
 
 def list_targets() -> int:
     from oxla.pipelines import TARGETS
+    from oxla.pipelines.targets import pass_names
 
     for t in TARGETS.values():
         print(f"{t.name:<14} {t.summary}")
         print(f"{'':<14} chips: {', '.join(t.known_chips)} (default {t.default_chip}); runs on device '{t.driver}'")
+        passes = [name for _, pipeline in t.codegen_passes for name in pass_names(pipeline)]
+        if passes:
+            print(f"{'':<14} codegen passes: {', '.join(passes)}")
     return 0
 
 

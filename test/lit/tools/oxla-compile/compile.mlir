@@ -5,6 +5,9 @@
 // RUN: rm -rf %t.phases && oxla-compile %s --dump-phases=%t.phases -o %t.vmfb && ls %t.phases | FileCheck %s --check-prefix=DUMP
 // RUN: oxla-compile %s --target=cuda:sm_89 -o %t.cuda.vmfb && oxla-compile %s --target=rocm:gfx90a -o %t.rocm.vmfb
 // RUN: oxla-compile --list-targets | FileCheck %s --check-prefix=TARGETS
+// RUN: oxla-compile %s --compile-to=stream | FileCheck %s --check-prefix=ALIGNED16
+// RUN: oxla-compile %s --compile-to=stream --disable-passes=oxla-binding-alignment | FileCheck %s --check-prefix=ALIGNED64
+// RUN: not oxla-compile %s -o %t.vmfb --disable-passes=oxla-binding-alignment,oxla-no-such-pass 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 
 // TIMING:      phase
 // TIMING:      input
@@ -23,10 +26,17 @@
 // DUMP:      12-vm.mlir
 
 // TARGETS: llvm-cpu
+// TARGETS: codegen passes: {{.*}}oxla-binding-alignment
 // TARGETS: vulkan-spirv
 // TARGETS: cuda
 // TARGETS: sm_89
 // TARGETS: rocm
+
+// ALIGNED16-NOT: stream.alignment = 64
+// ALIGNED16: stream.alignment = 16
+// ALIGNED16-NOT: stream.alignment = 64
+// ALIGNED64: stream.alignment = 64
+// UNKNOWN: oxla-compile: error: target llvm-cpu runs no codegen pass named oxla-no-such-pass (its codegen passes: oxla-materialize-shared-elementwise,
 func.func @add(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
   %0 = stablehlo.add %a, %b : tensor<4xf32>
   return %0 : tensor<4xf32>
