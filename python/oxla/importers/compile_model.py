@@ -59,5 +59,9 @@ class CompiledModel:
 
 
 def compile_model(model, *example_args, target: str = "llvm-cpu", device: str | None = None, **options) -> CompiledModel:
-    """Imports `model` (traced with `example_args` where the framework needs them) and compiles it for `target`."""
-    return CompiledModel(import_model(model, *example_args, **options), target, device)
+    """Imports `model` (traced with `example_args` where the framework needs them) and compiles it for `target`.
+
+    An ImportedModel (what import_model returns) is compiled as it is: import once, compile for several targets.
+    """
+    imported = model if isinstance(model, ImportedModel) else import_model(model, *example_args, **options)
+    return CompiledModel(imported, target, device)

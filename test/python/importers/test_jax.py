@@ -218,6 +218,53 @@ def test_a_bare_portable_artifact_takes_flat_arrays(exported_mlp):
         model(*flat[:4])
 
 
+def _constants_of_every_kind():
+    """(a function closing over 8x64 constants of every element kind JAX exports, one input)."""
+    import ml_dtypes
+
+    rng = np.random.default_rng(5)
+    kinds = [np.float32, np.float16, ml_dtypes.bfloat16, np.int8, np.int32, np.uint8, np.bool_,
+             ml_dtypes.float8_e4m3fn]
+    values = [rng.standard_normal((8, 64)) * 3 for _ in kinds]
+    constants = [(v > 0) if k is np.bool_ else v.astype(k) for v, k in zip(values, kinds)]
+    complex_constant = (values[0] + 1j * values[1]).astype(np.complex64)
+
+    def fn(x):
+        return [x + jnp.asarray(c).astype(jnp.float32) for c in constants] + [x * jnp.real(complex_constant)]
+
+    return fn, np.ones((8, 64), np.float32)
+
+
+@needs_jax
+def test_large_constants_cross_as_bytecode_and_import_as_the_text_would(monkeypatch):
+    from oxla import ir
+    from oxla.errors import ParseError
+    from oxla.importers import compile_model
+    from oxla.importers import jax as oxla_jax
+
+    fn, x = _constants_of_every_kind()
+    serialized = bytes(jax.export.export(jax.jit(fn))(x).mlir_module_serialized)
+    text, constants = oxla_jax._generic_text(serialized, lift_constants=True)
+    # Each constant of 8x64 ints or floats left the text; the complex one stayed.
+    assert text.count("oxla.constant_slot") == 8 and len(text) < 20_000 and "complex<f32>" in text
+    plain = ir.to_text(oxla_jax._parse(oxla_jax._generic_text(serialized, lift_constants=False)[0]))
+    imported = oxla_jax.import_jax(fn, x)
+    assert ir.to_text(imported.module) == plain and "oxla.constant_slot" not in plain
+    outputs = compile_model(imported)(x)
+    for got, want in zip(outputs, fn(x)):
+        np.testing.assert_array_equal(got, np.asarray(want))
+    # Constants this MLIR cannot read come through the text instead.
+    real_parse = oxla_jax.ir.parse
+
+    def refuse_constants(data, name="<source>", **kw):
+        if name == "<jax.export constants>":
+            raise ParseError("unreadable bytecode version")
+        return real_parse(data, name=name, **kw)
+
+    monkeypatch.setattr(oxla_jax.ir, "parse", refuse_constants)
+    assert ir.to_text(oxla_jax.import_jax(fn, x).module) == plain
+
+
 @needs_jax
 def test_exported_for_several_platforms_runs_the_cpu_lowering():
     from oxla.importers import compile_model
