@@ -34,6 +34,8 @@ search_path = os.pathsep.join([bin_dir, config.environment.get("PATH", os.enviro
 config.environment["PATH"] = search_path
 # oxla-opt prints a traceback only when asked; tests check that it never does.
 config.environment.pop("OXLA_DEBUG", None)
+# Each test compiles for real unless it names a cache.
+config.environment.pop("OXLA_COMPILE_CACHE", None)
 
 
 def find_tool(name):

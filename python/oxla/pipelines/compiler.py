@@ -88,6 +88,7 @@ class Artifact:
     optimized: bool = False  # whether oxla-hlo-opt ran on the program first (compile's optimize=)
     flag_set: str = ""  # which of the target's default flag sets compiled it (Target.flag_sets)
     codegen_passes: tuple[str, ...] = ()  # oxla's pipelines that ran between IREE's phases (Target.codegen_passes)
+    from_cache: bool = False  # served from a cache on disk (compile's cache=, or tuning's): nothing compiled
 
     @property
     def driver(self) -> str:
@@ -427,6 +428,7 @@ def compile(
     optimize: bool = True,
     disable_passes: Iterable[str] = (),
     tune: bool = False,
+    cache=None,
 ):
     """Compiles StableHLO (a module, MLIR text or bytecode, a portable artifact, a path).
 
@@ -446,6 +448,12 @@ def compile(
     IREE fails with a set past its input phase, the phases run again with the
     next (the first set runs with the codegen passes, then without);
     Artifact.flag_set and .codegen_passes say what compiled.
+
+    cache: a directory that keeps whole artifacts by program and options
+    (oxla.pipelines.cache), so compiling the same program again, in any
+    process, reads the .vmfb instead (Artifact.from_cache). None uses
+    $OXLA_COMPILE_CACHE when it is set, True that or ~/.cache/oxla/compile,
+    False none. Only whole compiles without hooks are cached.
 
     tune=True (llvm-cpu) compiles the candidate configurations of
     oxla.pipelines.tune, times them here and keeps the fastest, cached by
@@ -468,6 +476,19 @@ def compile(
     for flag in flags:
         if flag.startswith(_RESERVED_FLAGS):
             raise ValueError(f"{flag.split('=')[0]} is set by target=; pass target='{tgt.name}' instead")
+    cache_dir = _cache_dir(cache, compile_to, compile_from, hooks)
+    if cache_dir is not None:
+        from oxla.pipelines import cache as artifacts
+
+        program = artifacts.program_bytes(source)
+        key = artifacts.key_of(program, {
+            "target": tgt.name, "chip": chip, "flags": list(flags), "opt_level": opt_level, "keep_f64": keep_f64,
+            "legalize": legalize, "optimize": optimize, "disable_passes": sorted(set(disable_passes))})
+        cached = artifacts.load(cache_dir, key)
+        if cached is not None:
+            return cached
+        if isinstance(source, ir.Module):
+            source = program  # serialized once: for the key and for the private copy
     module = as_module(source)
     all_flags = tgt.flags(chip)
     keep = tgt.keep_f64 if keep_f64 is None else keep_f64
@@ -508,5 +529,17 @@ def compile(
     began = time.perf_counter()
     vmfb = compiler.vm_bytecode(module)
     times["end"] = time.perf_counter() - began
-    return Artifact(vmfb, tgt, chip, all_flags, sigs, times, optimized, attempt.name,
-                    tuple(pipeline for _, pipeline in attempt.passes))
+    artifact = Artifact(vmfb, tgt, chip, all_flags, sigs, times, optimized, attempt.name,
+                        tuple(pipeline for _, pipeline in attempt.passes))
+    if cache_dir is not None:
+        artifacts.store(cache_dir, key, artifact)
+    return artifact
+
+
+def _cache_dir(cache, compile_to, compile_from, hooks):
+    """The compile cache's directory for this call, or None: only whole compiles without hooks are cached."""
+    from oxla.pipelines.cache import compile_cache_dir
+
+    if compile_to or compile_from or hooks:
+        return None
+    return compile_cache_dir(cache)

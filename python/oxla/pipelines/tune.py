@@ -14,14 +14,10 @@ compiling or timing.
 
 from __future__ import annotations
 
-import contextlib
-import functools
 import hashlib
 import json
 import os
-import platform
 import statistics
-import tempfile
 import time
 import warnings
 from dataclasses import asdict, dataclass
@@ -29,12 +25,11 @@ from pathlib import Path
 
 import numpy as np
 
-import oxla
-from oxla import ir
-from oxla._iree import COMPILER_VERSION
 from oxla.pipelines import compiler
+from oxla.pipelines.cache import (
+    artifact_from_record, artifact_record, atomic_write, first_line, key_of, program_bytes)
 from oxla.pipelines.compiler import Artifact, CompileError, FunctionSignature
-from oxla.pipelines.targets import LLVM_CPU_FLAG_SETS, TARGETS, resolve
+from oxla.pipelines.targets import LLVM_CPU_FLAG_SETS, resolve
 
 DATA_TILING = "--iree-opt-data-tiling=true"
 _DEFAULT_SET = dict(LLVM_CPU_FLAG_SETS)["o3-data-tiling"]
@@ -116,47 +111,10 @@ def default_cache_dir() -> Path:
     return Path(env) if env else Path.home() / ".cache" / "oxla" / "tune"
 
 
-@functools.cache
-def device_fingerprint() -> str:
-    """This machine's CPU as the code generator sees it: model name and ISA flags, else the architecture."""
-    try:
-        text = Path("/proc/cpuinfo").read_text()
-    except OSError:
-        text = ""
-    first = text.split("\n\n")[0]
-    wanted = ("model name", "flags", "features", "cpu part", "cpu implementer")
-    fields = [line.split(":", 1)[1].strip() for line in first.splitlines()
-              if ":" in line and line.split(":", 1)[0].strip().lower() in wanted]
-    return " | ".join([platform.machine(), *fields]) if fields else f"{platform.machine()} {platform.processor()}"
-
-
-@functools.cache
-def source_stamp() -> str:
-    """oxla's version and a hash of the pipeline and transform sources: a changed pass invalidates the cache."""
-    root = Path(compiler.__file__).parent.parent
-    digest = hashlib.sha256(oxla.__version__.encode())
-    for path in sorted([*(root / "pipelines").glob("*.py"), *(root / "transforms").rglob("*.py")]):
-        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
-    return f"{oxla.__version__}+{digest.hexdigest()[:16]}"
-
-
-def _program_bytes(source) -> bytes:
-    """The program as given (bytecode of a module, a file's bytes, text or bytes), for the cache key."""
-    if isinstance(source, ir.Module):
-        return ir.to_bytecode(source)
-    if isinstance(source, os.PathLike) or (isinstance(source, str) and compiler.looks_like_path(source)):
-        return Path(source).read_bytes()
-    return source.encode() if isinstance(source, str) else bytes(source)
-
-
 def cache_key(source, target: str, chip: str, options: dict) -> str:
     """The hash of everything that shapes the tuned artifact: program, target, options, oxla, IREE, CPU."""
-    digest = hashlib.sha256(_program_bytes(source))
-    context = {"target": target, "chip": chip, "options": options, "oxla": source_stamp(),
-               "iree": COMPILER_VERSION, "device": device_fingerprint(),
-               "candidates": [asdict(c) for c in CANDIDATES]}
-    digest.update(json.dumps(context, sort_keys=True).encode())
-    return digest.hexdigest()
+    return key_of(program_bytes(source), {"target": target, "chip": chip, "options": options,
+                                          "candidates": [asdict(c) for c in CANDIDATES]})
 
 
 def _check_supported(target, compile_to, compile_from, hooks) -> None:
@@ -267,12 +225,6 @@ def _max_difference(want: np.ndarray, got: np.ndarray) -> str:
     return f"{np.nanmax(diff):.3g}" if np.isfinite(diff).any() else "non-finite"
 
 
-def _first_line(error: BaseException) -> str:
-    """The gist of an error: its first line, with the next one when the first only introduces it."""
-    lines = [line.strip() for line in str(error).splitlines() if line.strip()] or [type(error).__name__]
-    return f"{lines[0]} {lines[1]}" if lines[0].endswith(":") and len(lines) > 1 else lines[0]
-
-
 def _effective(base: tuple[str, ...], extra: list[str]) -> dict[str, str]:
     """The flag values that result from `base` followed by `extra` (later flags win)."""
     return dict(compiler.split_flag(f) for f in (*base, *extra))
@@ -319,7 +271,7 @@ def _measure_all(module, plan, base_name: str, options: dict, entry: FunctionSig
             artifact = compiler.compile(module, **options, flags=extra)
         except (CompileError, ValueError) as exc:
             first_error = first_error or exc
-            skipped[candidate.name] = f"failed to compile: {_first_line(exc)}"
+            skipped[candidate.name] = f"failed to compile: {first_line(exc)}"
             continue
         if measured and artifact.flag_set != base_name:  # only the baseline may be compile()'s fallback
             skipped[candidate.name] = f"IREE failed with its flags (compile() fell back to '{artifact.flag_set}')"
@@ -327,7 +279,7 @@ def _measure_all(module, plan, base_name: str, options: dict, entry: FunctionSig
         try:
             outputs, median = _run(artifact, entry.name, inputs, budget_s)
         except (InvocationError, ModuleLoadError) as exc:
-            skipped[candidate.name] = f"failed to run: {_first_line(exc)}"
+            skipped[candidate.name] = f"failed to run: {first_line(exc)}"
             continue
         why = reference and disagreement(reference[1], outputs)
         if why:
@@ -362,26 +314,13 @@ def _read_index(directory: Path) -> dict:
     except (FileNotFoundError, NotADirectoryError):  # no cache yet: nothing to warn about
         return {}
     except (OSError, ValueError) as exc:
-        warnings.warn(f"oxla tuning cache {path} is unreadable ({_first_line(exc)}); ignoring it and re-tuning",
+        warnings.warn(f"oxla tuning cache {path} is unreadable ({first_line(exc)}); ignoring it and re-tuning",
                       stacklevel=4)
         return {}
     if not isinstance(data, dict) or data.get("format") != _CACHE_FORMAT or not isinstance(data.get("entries"), dict):
         warnings.warn(f"oxla tuning cache {path} is not an index oxla wrote; ignoring it and re-tuning", stacklevel=4)
         return {}
     return data["entries"]
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    """Writes `data` to a temporary file next to `path`, then renames it over `path`: readers see all or nothing."""
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
 
 
 def _load_cached(directory: Path, key: str) -> Artifact | None:
@@ -393,46 +332,32 @@ def _load_cached(directory: Path, key: str) -> Artifact | None:
         vmfb = (directory / entry["vmfb"]).read_bytes()
         if hashlib.sha256(vmfb).hexdigest() != entry["vmfb_sha256"]:
             raise ValueError("the .vmfb does not match its recorded hash")
-        artifact = _artifact_from(entry["artifact"], vmfb)
+        artifact = artifact_from_record(entry["artifact"], vmfb)
         result = TuningResult(entry["chosen"], dict(entry["medians"]), dict(entry["skipped"]), True, key,
                               str(directory))
     except (OSError, ValueError, KeyError, TypeError) as exc:
-        warnings.warn(f"oxla tuning cache entry {key[:16]} in {directory} is damaged ({_first_line(exc)}); "
+        warnings.warn(f"oxla tuning cache entry {key[:16]} in {directory} is damaged ({first_line(exc)}); "
                       "re-tuning", stacklevel=3)
         return None
     artifact.tuning = result
     return artifact
 
 
-def _artifact_from(record: dict, vmfb: bytes) -> Artifact:
-    """An Artifact rebuilt from its cache record and .vmfb (no phase times: nothing was compiled)."""
-    sigs = {name: FunctionSignature(name, tuple(ins), tuple(outs))
-            for name, (ins, outs) in record["signatures"].items()}
-    return Artifact(vmfb, TARGETS[record["target"]], record["chip"], list(record["flags"]), sigs, {},
-                    bool(record["optimized"]), record["flag_set"], tuple(record.get("codegen_passes", ())))
-
-
 def _store(directory: Path, key: str, artifact: Artifact, result: TuningResult) -> None:
     """Adds the choice and its .vmfb to the cache; a cache that cannot be written warns, tuning still succeeds."""
-    record = {
-        "target": artifact.target.name, "chip": artifact.chip, "flags": artifact.flags,
-        "signatures": {n: [list(s.inputs), list(s.outputs)] for n, s in artifact.signatures.items()},
-        "optimized": artifact.optimized, "flag_set": artifact.flag_set,
-        "codegen_passes": list(artifact.codegen_passes),
-    }
     entry = {"chosen": result.chosen, "medians": result.medians, "skipped": result.skipped,
              "vmfb": f"{key}.vmfb", "vmfb_sha256": hashlib.sha256(artifact.vmfb).hexdigest(),
-             "artifact": record, "created": time.time()}
+             "artifact": artifact_record(artifact), "created": time.time()}
     try:
         directory.mkdir(parents=True, exist_ok=True)
-        _atomic_write(directory / entry["vmfb"], artifact.vmfb)
+        atomic_write(directory / entry["vmfb"], artifact.vmfb)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # a damaged index was reported when it was read
             entries = _read_index(directory)  # re-read: another process may have added entries meanwhile
         entries[key] = entry
-        _atomic_write(directory / _INDEX, json.dumps({"format": _CACHE_FORMAT, "entries": entries}, indent=1).encode())
+        atomic_write(directory / _INDEX, json.dumps({"format": _CACHE_FORMAT, "entries": entries}, indent=1).encode())
     except OSError as exc:
-        warnings.warn(f"cannot write the oxla tuning cache in {directory}: {_first_line(exc)}", stacklevel=3)
+        warnings.warn(f"cannot write the oxla tuning cache in {directory}: {first_line(exc)}", stacklevel=3)
 
 
 # --- the entry point ---------------------------------------------------------------------------------------

@@ -42,6 +42,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="leave out these codegen passes of the target (--list-targets names them)")
     p.add_argument("--list-targets", action="store_true", help="list targets and their chips, then exit")
     p.add_argument("--emit-bytecode", action="store_true", help="with --compile-to: write MLIR bytecode")
+    p.add_argument("--cache", metavar="DIR",
+                   help="keep whole artifacts in DIR and read them back for the same program and options "
+                        "(default $OXLA_COMPILE_CACHE when set)")
+    p.add_argument("--no-cache", action="store_true", help="compile even when $OXLA_COMPILE_CACHE is set")
     p.add_argument("--tune", action="store_true",
                    help="time a few flag sets on this CPU and keep the fastest (llvm-cpu; the choice is cached)")
     p.add_argument("--tune-cache", metavar="DIR",
@@ -55,15 +59,19 @@ def _names(text: str) -> list[str]:
     return [name.strip() for name in text.split(",") if name.strip()]
 
 
-def _tuning_conflict(args) -> str | None:
-    """Why the tuning options cannot go with the others, or None."""
+def _option_conflict(args) -> str | None:
+    """Why the cache or tuning options cannot go with the others, or None."""
     if (args.tune_cache or args.retune) and not args.tune:
         return "--tune-cache and --retune need --tune"
-    if args.tune:
-        other = [f for f, on in (("--compile-to", args.compile_to), ("--compile-from", args.compile_from),
-                                 ("--dump-phases", args.dump_phases)) if on]
-        if other:
-            return f"--tune compiles and times whole programs; it cannot be combined with {', '.join(other)}"
+    if args.cache and args.no_cache:
+        return "--cache and --no-cache contradict each other"
+    partial = [f for f, on in (("--compile-to", args.compile_to), ("--compile-from", args.compile_from),
+                               ("--dump-phases", args.dump_phases)) if on]
+    if args.tune and partial:
+        return f"--tune compiles and times whole programs; it cannot be combined with {', '.join(partial)}"
+    if args.cache and (partial or args.tune):
+        other = ", ".join(partial or ["--tune (which has --tune-cache)"])
+        return f"--cache keeps whole compiles; it cannot be combined with {other}"
     return None
 
 
@@ -79,7 +87,8 @@ def _compile(module, args, extra: list[str]):
         return compile_tuned(module, args.target, cache_dir=args.tune_cache, retune=args.retune, **options)
     return compile(
         module, args.target, compile_to=args.compile_to, compile_from=args.compile_from,
-        hooks=_phase_dumper(args.dump_phases) if args.dump_phases else None, **options,
+        hooks=_phase_dumper(args.dump_phases) if args.dump_phases else None,
+        cache=False if args.no_cache else args.cache, **options,
     )
 
 
@@ -137,7 +146,7 @@ def run(argv: list[str] | None = None) -> int:
         return list_targets()
     if args.input is None:
         parser.error("an input file is required (or - for stdin)")
-    conflict = _tuning_conflict(args)
+    conflict = _option_conflict(args)
     if conflict:
         parser.error(conflict)
 
@@ -166,7 +175,9 @@ def run(argv: list[str] | None = None) -> int:
         _write(args.output, data)
         return 0
     if args.timing:
-        if result.phase_seconds:  # none when --tune served the artifact from its cache
+        if result.from_cache:
+            print("served from the cache: nothing compiled", file=sys.stderr)
+        else:
             print_timing(result.phase_seconds)
         if getattr(result, "tuning", None) is not None:
             print("\n".join(result.tuning.lines()), file=sys.stderr)
