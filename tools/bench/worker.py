@@ -76,6 +76,8 @@ def time_models(args) -> dict:
             if reference is None:
                 reference = got
             entry["compile_s"] = ready.compile_s
+            if ready.cache_hit_s is not None:
+                entry["cache_hit_s"] = ready.cache_hit_s
             entry["info"] = ready.info
             err = timing.relative_error(got, reference)
             entry["error"] = err

@@ -267,8 +267,28 @@ MODELS: dict[str, Callable[[], Model]] = {
 
 
 def build(name: str) -> Model:
-    """The model called `name` (see MODELS)."""
+    """The model called `name` (see MODELS), its inputs on 64-byte boundaries."""
     try:
-        return MODELS[name]()
+        model = MODELS[name]()
     except KeyError:
         raise ValueError(f"unknown model '{name}'; models: {', '.join(MODELS)}") from None
+    model.inputs = [aligned(a) for a in model.inputs]
+    return model
+
+
+ALIGNMENT = 64
+
+
+def aligned(array: np.ndarray, alignment: int = ALIGNMENT) -> np.ndarray:
+    """A copy of `array` starting on an `alignment`-byte boundary.
+
+    XLA reads a numpy argument in place only on a 64-byte boundary and
+    copies it otherwise (the row sum's 16 MB input: 0.18 ms per call
+    aligned, 1.0-1.2 ms at numpy's usual 16-byte offsets), so where numpy
+    happens to place an input would decide XLA's numpy-path times.
+    """
+    raw = np.empty(array.nbytes + alignment, np.uint8)
+    start = -raw.ctypes.data % alignment
+    out = raw[start:start + array.nbytes].view(array.dtype).reshape(array.shape)
+    out[...] = array
+    return out
