@@ -211,8 +211,8 @@ def _generic_text(serialized: bytes, lift_constants: bool) -> tuple[str, bytes |
 
 
 # Constants with at least this many elements cross from jaxlib to oxla as raw bytes (bytecode) instead of
-# hex in the text, which both sides are slow to print and parse: BERT's 44 MB of weights import in 0.06 s
-# instead of 0.33 s, and the text holding the program shrinks from 88 MB to 0.13 MB.
+# hex in the text, which both sides are slow to print and parse: BERT's 44 MB of weights cross in 0.06 s
+# instead of 0.33 s (its whole import: 0.41 -> 0.17 s), and the program's text shrinks from 88 MB to 0.13 MB.
 _LIFTED_ELEMENTS = 256
 _SLOT = "oxla.constant_slot"  # on a lifted constant: which holder attribute has its value
 
@@ -226,9 +226,10 @@ def _lift_constants(module) -> bytes | None:
     stay in the text.
     """
     holder = jaxlib_ir.Module.create()
-    slots = []
+    slots = 0
 
     def visit(op):
+        nonlocal slots
         if op.name == "stablehlo.constant":
             try:
                 value = op.attributes["value"]
@@ -236,11 +237,10 @@ def _lift_constants(module) -> bytes | None:
                 return jaxlib_ir.WalkResult.ADVANCE
             zero = _zero_element(value)
             if zero is not None:
-                slots.append(value)
-                holder.operation.attributes[f"oxla.c{len(slots) - 1}"] = value
+                holder.operation.attributes[f"oxla.c{slots}"] = value
                 op.attributes["value"] = jaxlib_ir.DenseElementsAttr.get_splat(value.type, zero)
-                op.attributes[_SLOT] = jaxlib_ir.IntegerAttr.get(jaxlib_ir.IntegerType.get_signless(64),
-                                                                 len(slots) - 1)
+                op.attributes[_SLOT] = jaxlib_ir.IntegerAttr.get(jaxlib_ir.IntegerType.get_signless(64), slots)
+                slots += 1
         return jaxlib_ir.WalkResult.ADVANCE
 
     module.operation.walk(visit)

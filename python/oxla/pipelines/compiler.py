@@ -476,22 +476,16 @@ def compile(
     for flag in flags:
         if flag.startswith(_RESERVED_FLAGS):
             raise ValueError(f"{flag.split('=')[0]} is set by target=; pass target='{tgt.name}' instead")
+    keep = tgt.keep_f64 if keep_f64 is None else keep_f64
     cache_dir = _cache_dir(cache, compile_to, compile_from, hooks)
     if cache_dir is not None:
-        from oxla.pipelines import cache as artifacts
-
-        program = artifacts.program_bytes(source)
-        key = artifacts.key_of(program, {
-            "target": tgt.name, "chip": chip, "flags": list(flags), "opt_level": opt_level, "keep_f64": keep_f64,
+        key, source, cached = _look_up(cache_dir, source, {
+            "target": tgt.name, "chip": chip, "flags": list(flags), "opt_level": opt_level, "keep_f64": keep,
             "legalize": legalize, "optimize": optimize, "disable_passes": sorted(set(disable_passes))})
-        cached = artifacts.load(cache_dir, key)
         if cached is not None:
             return cached
-        if isinstance(source, ir.Module):
-            source = program  # serialized once: for the key and for the private copy
     module = as_module(source)
     all_flags = tgt.flags(chip)
-    keep = tgt.keep_f64 if keep_f64 is None else keep_f64
     all_flags.append(f"--iree-input-demote-f64-to-f32={'false' if keep else 'true'}")
     flag_sets = tgt.flag_sets_for(has_complex(module))
     defaults_at = len(all_flags)
@@ -532,7 +526,9 @@ def compile(
     artifact = Artifact(vmfb, tgt, chip, all_flags, sigs, times, optimized, attempt.name,
                         tuple(pipeline for _, pipeline in attempt.passes))
     if cache_dir is not None:
-        artifacts.store(cache_dir, key, artifact)
+        from oxla.pipelines.cache import store
+
+        store(cache_dir, key, artifact)
     return artifact
 
 
@@ -543,3 +539,15 @@ def _cache_dir(cache, compile_to, compile_from, hooks):
     if compile_to or compile_from or hooks:
         return None
     return compile_cache_dir(cache)
+
+
+def _look_up(directory, source, options: dict):
+    """(the cache key, the source to compile on a miss, the cached Artifact or None) for a program and options.
+
+    A module is serialized once, for the key and as the private copy to compile.
+    """
+    from oxla.pipelines.cache import key_of, load, program_bytes
+
+    program = program_bytes(source)
+    key = key_of(program, options)
+    return key, program if isinstance(source, ir.Module) else source, load(directory, key)
