@@ -281,15 +281,10 @@ class Oxla(System):
 
 
 def _source_stamp() -> str:
-    """Changes whenever oxla's pipeline code changes, so cached oxla artifacts never go stale."""
-    import oxla.pipelines.compiler as compiler
-    import oxla.pipelines.targets as targets
+    """Changes whenever any oxla source changes, so cached oxla artifacts never go stale."""
+    from oxla.pipelines.cache import source_stamp
 
-    stamp = []
-    for mod in (compiler, targets):
-        with open(mod.__file__, "rb") as f:
-            stamp.append(hashlib.sha256(f.read()).hexdigest()[:12])
-    return "-".join(stamp)
+    return source_stamp()
 
 
 def _allocator_peak(hal_device) -> dict:
