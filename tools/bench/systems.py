@@ -248,6 +248,7 @@ class Oxla(System):
     def prepare(self, model) -> Prepared:
         import oxla
         import oxla.runtime as ort
+        from oxla.runtime.scheduling import waits_for_workers
 
         def make():
             began = time.perf_counter()
@@ -273,7 +274,8 @@ class Oxla(System):
             return _allocator_peak(module.device.hal)
 
         def resident(inputs):  # oxla.runtime takes host arrays only: run its vmfb through iree.runtime
-            return _iree_resident(vmfb, module.device.hal, inputs)  # on oxla.runtime's own device
+            run = _iree_resident(vmfb, module.device.hal, inputs)  # on oxla.runtime's own device
+            return waits_for_workers(run, module.device.name)  # waiting as oxla.runtime's calls wait
 
         info = {k: v for k, v in meta.items() if k not in ("compile_s", "cache_hit_s")}
         info["device"] = self.settings.iree_device

@@ -10,7 +10,7 @@ import threading
 import numpy as np
 import iree.runtime as rt
 
-from oxla.runtime import arrays, drivers, dtypes
+from oxla.runtime import arrays, drivers, dtypes, scheduling
 from oxla.runtime.drivers import Device
 from oxla.runtime.dtypes import describe
 from oxla.runtime.errors import InvocationError, ModuleLoadError, iree_message
@@ -160,7 +160,7 @@ class Function:
 
     __slots__ = (
         "name", "signature", "device", "_module", "_vm_function", "_invoke", "_lock",
-        "_inputs", "_packers", "_readers", "_n_args", "_n_results", "_fences",
+        "_inputs", "_packers", "_readers", "_n_args", "_n_results", "_fences", "_execute",
     )  # fmt: skip
 
     def __init__(self, module: "Module", vm_function: rt.VmFunction) -> None:
@@ -182,6 +182,7 @@ class Function:
         self._n_args = None if sig is None else len(sig.inputs)
         self._n_results = None if sig is None else len(sig.outputs)
         self._fences = sig is not None and sig.model == "async"
+        self._execute = scheduling.waits_for_workers(self._invoke_and_wait, module.device.name)
 
     def __call__(self, *args):
         """Run the function on `args`; one result -> the array, several -> a tuple, none -> None."""
@@ -212,17 +213,12 @@ class Function:
     def _run(self, inputs: rt.VmVariantList):
         """Invoke with packed inputs and read the results back as numpy arrays."""
         outputs = _VmVariantList(self._n_results or 4)
+        done = None
         if self._fences:  # async ABI: no wait fence, then a signal fence we wait on
             done = rt.HalFence.create_at(self.device.hal.create_semaphore(0), 1)
             inputs.push_ref(rt.HalFence(1).ref)
             inputs.push_ref(done.ref)
-        with self._lock:
-            try:
-                self._invoke(self._vm_function, inputs, outputs)
-            except Exception as e:
-                raise InvocationError(f"{self.name}: {iree_message(e)}") from None
-        if self._fences:
-            done.wait()
+        self._execute(inputs, outputs, done)
         readers = self._readers
         if readers is None:
             readers = [_reader(None, self.device.hal)] * len(outputs)
@@ -231,6 +227,16 @@ class Function:
         if not readers:
             return None
         return tuple([read(outputs, i) for i, read in enumerate(readers)])
+
+    def _invoke_and_wait(self, inputs: rt.VmVariantList, outputs: rt.VmVariantList, done) -> None:
+        """Invoke, then wait for the `done` fence where the function signals one."""
+        with self._lock:
+            try:
+                self._invoke(self._vm_function, inputs, outputs)
+            except Exception as e:
+                raise InvocationError(f"{self.name}: {iree_message(e)}") from None
+        if done is not None:
+            done.wait()
 
     def _count_error(self, got: int) -> str:
         """The message for a call with the wrong number of arguments."""
