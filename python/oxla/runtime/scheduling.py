@@ -15,6 +15,8 @@ calls and a wake-up that has to wait for a free core cost more (an f32[4] add
 on two workers: 18 -> 24 us per call) than the race does. Whether a function's
 calls are long is learned from its last call. Threads under any other policy
 (real-time, idle) are left alone, as are systems without these calls.
+`OXLA_BATCH_WAIT=0` in the environment when a module is loaded turns this off
+for its functions (to measure it, or to leave every thread's policy alone).
 """
 
 from __future__ import annotations
@@ -57,9 +59,9 @@ def leave_batch() -> None:
 def waits_for_workers(fn, driver: str):
     """`fn` wrapped to wait for `driver`'s workers under SCHED_BATCH once one of its calls was slow.
 
-    `fn` itself where the driver has no workers or the system no such policy.
+    `fn` itself where the driver has no workers, the system no such policy, or OXLA_BATCH_WAIT is 0.
     """
-    if driver not in WORKER_DRIVERS or _BATCH is None:
+    if driver not in WORKER_DRIVERS or _BATCH is None or os.environ.get("OXLA_BATCH_WAIT") == "0":
         return fn
     slow = False
 

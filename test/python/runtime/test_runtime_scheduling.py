@@ -26,6 +26,12 @@ func.func @raw(%a: !hal.buffer_view) -> !hal.buffer_view {
 """
 
 
+@pytest.fixture(autouse=True)
+def _switched_on(monkeypatch):
+    """The tests expect the default, whatever the environment they run in says."""
+    monkeypatch.delenv("OXLA_BATCH_WAIT", raising=False)
+
+
 def _in_thread(fn):
     """fn's result, run on a fresh thread whose policy changes cannot leak into the test process."""
     out = []
@@ -65,12 +71,16 @@ def test_slow_calls_make_the_next_call_wait_under_batch(monkeypatch, raise_in_ca
     assert _in_thread(lambda: _policies("local-task", raise_in_call)) == expected
 
 
-def test_fast_calls_and_other_drivers_keep_their_policy(monkeypatch):
+def test_fast_calls_other_drivers_and_the_switch_keep_the_policy(monkeypatch):
     monkeypatch.setattr(scheduling, "SLOW_CALL_S", 3600.0)  # no call counts as slow
     assert _in_thread(lambda: _policies("local-task")) == [OTHER] * 7
     monkeypatch.setattr(scheduling, "SLOW_CALL_S", 0.0)
     for driver in ("local-sync", "vulkan", "cuda"):
         assert _in_thread(lambda: _policies(driver)) == [OTHER] * 7
+    monkeypatch.setenv("OXLA_BATCH_WAIT", "0")
+    assert _in_thread(lambda: _policies("local-task")) == [OTHER] * 7
+    monkeypatch.setenv("OXLA_BATCH_WAIT", "1")
+    assert _in_thread(lambda: _policies("local-task"))[3] == BATCH
 
 
 def test_other_policies_are_left_alone(monkeypatch):
