@@ -202,12 +202,35 @@ def _generic_text(serialized: bytes, lift_constants: bool) -> tuple[str, bytes |
     and come back as the second item: MLIR bytecode of their attributes.
     """
     try:
-        with make_ir_context(), jaxlib_ir.Location.unknown():
-            module = deserialize_portable_artifact(serialized)
-            constants = _lift_constants(module) if lift_constants else None
-            return module.operation.get_asm(print_generic_op_form=True, enable_debug_info=True), constants
-    except Exception as exc:  # jaxlib raises its own error types for bad bytecode
+        return _print_artifact(serialized, lift_constants, _artifact_context())
+    except Exception:  # jaxlib raises its own error types for bad bytecode
+        pass
+    try:  # every dialect jaxlib has, in case the artifact holds more than _artifact_context registers
+        return _print_artifact(serialized, lift_constants, make_ir_context())
+    except Exception as exc:
         raise ParseError(f"jaxlib cannot read the portable artifact: {exc}") from None
+
+
+def _artifact_context():
+    """A jaxlib MLIR context with the dialects of a portable artifact registered, not loaded.
+
+    JAX's make_ir_context loads every dialect jaxlib has: 1.6 ms, a fifth of
+    a small model's import, where this takes 0.2 ms; the text is the same.
+    """
+    from jaxlib.mlir.dialects import chlo, sdy, stablehlo  # jaxlib's own, like make_ir_context's
+
+    context = jaxlib_ir.Context()
+    for dialect in (stablehlo, chlo, sdy):
+        dialect.register_dialect(context)
+    return context
+
+
+def _print_artifact(serialized: bytes, lift_constants: bool, context) -> tuple[str, bytes | None]:
+    """_generic_text's work within one jaxlib context."""
+    with context, jaxlib_ir.Location.unknown():
+        module = deserialize_portable_artifact(serialized)
+        constants = _lift_constants(module) if lift_constants else None
+        return module.operation.get_asm(print_generic_op_form=True, enable_debug_info=True), constants
 
 
 # Constants with at least this many elements cross from jaxlib to oxla as raw bytes (bytecode) instead of

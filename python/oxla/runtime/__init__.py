@@ -14,7 +14,8 @@ in place when their data start on the boundary the module's code assumes:
 16 bytes (numpy's own) for modules oxla compiles for llvm-cpu, which record it
 in their reflection, else 64 (ALIGNMENT). Others (and every call_async
 argument) are copied first. Results come back 64-byte aligned, and
-`aligned_empty(shape, dtype)` makes such arrays.
+`aligned_empty(shape, dtype)` makes such arrays. On local-task a slow call
+waits for the workers under SCHED_BATCH (oxla.runtime.scheduling).
 """
 
 from oxla.runtime.arrays import ALIGNMENT, aligned_empty

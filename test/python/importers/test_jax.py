@@ -266,6 +266,28 @@ def test_large_constants_cross_as_bytecode_and_import_as_the_text_would(monkeypa
 
 
 @needs_jax
+def test_the_artifact_is_read_in_a_lean_context_or_else_in_jaxs_own(monkeypatch):
+    from oxla import ir
+    from oxla.importers import jax as oxla_jax
+
+    fn, x = _constants_of_every_kind()
+    serialized = bytes(jax.export.export(jax.jit(fn))(x).mlir_module_serialized)
+    full = oxla_jax._print_artifact(serialized, False, jax.interpreters.mlir.make_ir_context())[0]
+    used = []
+    real_full = oxla_jax.make_ir_context
+    monkeypatch.setattr(oxla_jax, "make_ir_context", lambda: used.append(1) or real_full())
+    assert oxla_jax._generic_text(serialized, lift_constants=False)[0] == full and not used
+    plain = ir.to_text(oxla_jax.import_jax(fn, x).module)
+    # Where the lean context fails (a jaxlib without one of its dialects), JAX's own takes over.
+    def no_dialect():
+        raise ImportError("cannot import name 'sdy' from 'jaxlib.mlir.dialects'")
+
+    monkeypatch.setattr(oxla_jax, "_artifact_context", no_dialect)
+    assert oxla_jax._generic_text(serialized, lift_constants=False)[0] == full and used == [1]
+    assert ir.to_text(oxla_jax.import_jax(fn, x).module) == plain
+
+
+@needs_jax
 def test_exported_for_several_platforms_runs_the_cpu_lowering():
     from oxla.importers import compile_model
 
