@@ -9,6 +9,7 @@ target and the compiler flag sets oxla.compile uses by default, best first.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from oxla.transforms.pipeline_syntax import OpPipeline, parse_pipeline
@@ -56,6 +57,8 @@ class Target:
         or work around one of oxla's code-generation rewrites without editing it.
         """
         names = set(names)
+        if not names:
+            return self.codegen_passes
         known = [n for _, pipeline in self.codegen_passes for n in pass_names(pipeline)]
         unknown = names.difference(known)
         if unknown:
@@ -75,6 +78,12 @@ class Target:
 
 def pass_names(pipeline: str) -> list[str]:
     """The names of the passes a pipeline string runs, at any nesting, in order."""
+    return list(_pass_names(pipeline))
+
+
+@functools.lru_cache(maxsize=256)
+def _pass_names(pipeline: str) -> tuple[str, ...]:
+    """pass_names, parsed once per pipeline string (every compile asks for the targets' few)."""
     def names(elements):
         for element in elements:
             if isinstance(element, OpPipeline):
@@ -82,7 +91,7 @@ def pass_names(pipeline: str) -> list[str]:
             else:
                 yield element.name
 
-    return list(names(parse_pipeline(pipeline)))
+    return tuple(names(parse_pipeline(pipeline)))
 
 
 # llvm-cpu's defaults, measured on the zoo of tools/bench (docs/performance.md, "oxla's
