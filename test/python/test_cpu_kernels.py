@@ -10,7 +10,7 @@ import pytest
 from oxla import ir, runtime, transforms
 from oxla.pipelines import compile
 from oxla.dialects.stablehlo.attributes import dense_text
-from oxla.transforms.cpu_kernels import MatmulShape, matmul_shape, packed_rhs, target_features
+from oxla.transforms.cpu_kernels import ConvShape, MatmulShape, conv_shape, matmul_shape, packed_rhs, target_features
 
 
 def _dot(m: int, k: int, n: int, *, transposed: bool = False, element: str = "bf16", result: str = "f32",
@@ -161,4 +161,79 @@ def test_the_kernel_computes_what_iree_does(element, m, k, n, transposed, lead, 
     iree = np.asarray(runtime.load(compile(src, optimize=False), device=device).main(*args))  # IREE's own code
     np.testing.assert_array_equal(got, iree)
     reference = a.astype(np.float64) @ (b.T if transposed else b).astype(np.float64)
+    np.testing.assert_allclose(got, reference, rtol=1e-4, atol=1e-3)
+
+
+def _conv(x: tuple[int, int, int, int], window: tuple[int, int], features: int, *, element: str = "f32",
+          pad=((1, 1), (1, 1)), weights: np.ndarray | None = None, stride: int = 1, dilation: int = 1,
+          groups: int = 1) -> str:
+    """@main(x) = x (NHWC) convolved with a constant HWIO kernel (zeros unless `weights`); with
+    weights=False the kernel is a second argument instead."""
+    (n, h, w, c), (kh, kw) = x, window
+    oh = (h + sum(pad[0]) - (kh - 1) * dilation - 1) // stride + 1
+    ow = (w + sum(pad[1]) - (kw - 1) * dilation - 1) // stride + 1
+    lhs, out = f"tensor<{n}x{h}x{w}x{c}x{element}>", f"tensor<{n}x{oh}x{ow}x{features}xf32>"
+    rhs = f"tensor<{kh}x{kw}x{c // groups}x{features}x{element}>"
+    if weights is False:
+        args, body = f"%x: {lhs}, %w: {rhs}", ""
+    else:
+        values = np.zeros((kh, kw, c // groups, features), np.float32) if weights is None else weights
+        args, body = f"%x: {lhs}", f"  %w = stablehlo.constant {dense_text(values, element)}\n"
+    window_text = f"stride = [{stride}, {stride}], pad = [[{pad[0][0]}, {pad[0][1]}], [{pad[1][0]}, {pad[1][1]}]], " \
+                  f"rhs_dilate = [{dilation}, {dilation}]"
+    return (f"func.func @main({args}) -> {out} {{\n{body}"
+            f"  %0 = stablehlo.convolution(%x, %w) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], "
+            f"window = {{{window_text}}}"
+            f" {{batch_group_count = 1 : i64, feature_group_count = {groups} : i64}} : ({lhs}, {rhs}) -> {out}\n"
+            f"  return %0 : {out}\n}}\n")
+
+
+def _the_conv(module):
+    return next(op for op in ir.ops(module) if op.name == "stablehlo.convolution")
+
+
+@pytest.mark.parametrize("text, expected", [
+    (_conv((1, 56, 56, 64), (3, 3), 64), ConvShape("f32", 1, 58, 58, 64, (3, 3), 64, (1, 1, 1, 1))),
+    (_conv((2, 16, 16, 128), (1, 1), 128, pad=((0, 0), (0, 0))), ConvShape("f32", 2, 16, 16, 128, (1, 1), 128, (0, 0, 0, 0))),
+    (_conv((1, 20, 16, 64), (5, 3), 32, pad=((0, 2), (1, 1))), ConvShape("f32", 1, 22, 18, 64, (5, 3), 32, (0, 2, 1, 1))),
+    (_conv((1, 16, 32, 64), (3, 3), 64, element="bf16"), ConvShape("bf16", 1, 18, 34, 64, (3, 3), 64, (1, 1, 1, 1))),
+    (_conv((1, 16, 32, 63), (3, 3), 64, element="bf16"), None),  # channels not a whole number of pairs
+    (_conv((1, 56, 56, 64), (3, 3), 64, weights=False), None),  # the kernel must be a constant
+    (_conv((1, 56, 56, 64), (3, 3), 48), None),  # features not a multiple of 32
+    (_conv((1, 56, 54, 64), (3, 3), 64), None),  # output rows of 54 pixels: not blocks of 8
+    (_conv((1, 8, 8, 8), (3, 3), 32), None),  # under 2^23 multiply-adds
+    (_conv((1, 56, 56, 64), (3, 3), 64, pad=((-1, 1), (1, 1))), None),
+    (_conv((1, 112, 112, 64), (3, 3), 64, stride=2), None),
+    (_conv((1, 56, 56, 64), (3, 3), 64, pad=((2, 2), (2, 2)), dilation=2), None),
+    (_conv((1, 56, 56, 64), (3, 3), 64, groups=2), None),
+    (_conv((1, 56, 56, 64), (3, 3), 64).replace("[b, 0, 1, f]x", "[b, 1, 0, f]x"), None),  # W before H
+])
+def test_the_kernel_takes_stride_one_nhwc_convolutions_with_constant_kernels(text, expected):
+    assert conv_shape(_the_conv(ir.parse(text)), 1 << 23) == expected
+
+
+_CONV_CASES = [  # element, input NHWC, window, features, padding
+    pytest.param("f32", (1, 16, 32, 64), (3, 3), 64, ((1, 1), (1, 1)), marks=_needs_avx512),
+    pytest.param("f32", (2, 16, 16, 128), (1, 1), 128, ((0, 0), (0, 0)), marks=_needs_avx512),
+    pytest.param("f32", (1, 20, 16, 64), (5, 3), 32, ((0, 2), (1, 1)), marks=_needs_avx512),
+    pytest.param("bf16", (2, 16, 32, 64), (3, 3), 64, ((1, 1), (1, 1)), marks=_needs_bf16),
+]
+
+
+@pytest.mark.parametrize("element, x_shape, window, features, pad", _CONV_CASES)
+@pytest.mark.parametrize("device", ["local-sync", "local-task"])
+def test_the_convolution_kernel_computes_what_iree_does(element, x_shape, window, features, pad, device):
+    dtype = ml_dtypes.bfloat16 if element == "bf16" else np.float32
+    rng = np.random.default_rng(13)
+    x = rng.standard_normal(x_shape).astype(dtype)
+    w = rng.standard_normal((*window, x_shape[3], features)).astype(dtype)
+    src = _conv(x_shape, window, features, element=element, pad=pad, weights=w)
+    assert f"oxla_{element}_conv" in ir.to_text(compile(src, compile_to="input"))
+    got = np.asarray(runtime.load(compile(src), device=device).main(x))
+    iree = np.asarray(runtime.load(compile(src, optimize=False), device=device).main(x))  # IREE's own code
+    np.testing.assert_allclose(got, iree, rtol=1e-5, atol=1e-4)
+    padded = np.pad(x.astype(np.float64), ((0, 0), *pad, (0, 0)))
+    oh, ow = got.shape[1:3]
+    reference = sum(np.einsum("nhwc,cf->nhwf", padded[:, i:i + oh, j:j + ow], w[i, j].astype(np.float64))
+                    for i in range(window[0]) for j in range(window[1]))
     np.testing.assert_allclose(got, reference, rtol=1e-4, atol=1e-3)

@@ -47,7 +47,7 @@ import numpy as np
 
 from oxla import ir
 from oxla.dialects.elements import constant_value
-from oxla.dialects.stablehlo import DotGeneralOp
+from oxla.dialects.stablehlo import ConvolutionOp, DotGeneralOp
 from oxla.dialects.stablehlo.attributes import dense_elements
 from oxla.transforms.cpu_tiles import target_text
 from oxla.transforms.registry import Pass, register_pass
@@ -195,9 +195,11 @@ def _as_operand(name: str, source: str, kind: KernelType) -> tuple[list[str], st
     return [f"      %{name} = vector.bitcast {source} : {lanes} to {kind.operand}"], f"%{name}"
 
 
-def _step_body(shape: MatmulShape, lhs: str, rhs: str) -> list[str]:
-    """One step over K: two vectors of B, eight broadcast rows of A, 16 multiply-adds into %p0..%p15."""
-    kind = KERNEL_TYPES[shape.element]
+def _step_body(kind: KernelType, lhs: str, rhs: str, a_index=lambda r: f"%row{r}, %k") -> list[str]:
+    """One step over K (%k): two vectors of B, eight broadcast rows of A, 16 multiply-adds into %p0..%p15.
+
+    a_index(r): the indices of row r's lane of A at this step.
+    """
     lanes = f"vector<16x{kind.lane}>"
     body, columns = [], []
     for h in range(2):
@@ -206,7 +208,7 @@ def _step_body(shape: MatmulShape, lhs: str, rhs: str) -> list[str]:
         body += lines
         columns.append(value)
     for r in range(ROWS):
-        body += [f"      %x{r} = memref.load %lhs[%row{r}, %k] : {lhs}",
+        body += [f"      %x{r} = memref.load %lhs[{a_index(r)}] : {lhs}",
                  f"      %y{r} = vector.broadcast %x{r} : {kind.lane} to {lanes}"]
         lines, row = _as_operand(f"z{r}", f"%y{r}", kind)
         body += lines
@@ -263,7 +265,7 @@ func.func @{shape.symbol}(%lhs_binding: !stream.binding, %rhs_binding: !stream.b
    scf.for %i = %i0 to %i1 step %rows {{
 {rows}
     %sum:{2 * ROWS} = scf.for %k = %c0 to %steps step %c1 iter_args({", ".join(f"%p{t} = %zero" for t in accs)}) -> ({", ".join([_ACC] * len(accs))}) {{
-{chr(10).join(_step_body(shape, lhs, rhs))}
+{chr(10).join(_step_body(kind, lhs, rhs))}
       scf.yield {", ".join(f"%n{t}" for t in accs)} : {", ".join([_ACC] * len(accs))}
     }}
     %col0 = arith.muli %j, %columns : index
@@ -329,6 +331,200 @@ def kernel_caller(shape: MatmulShape) -> str:
         "}"])
 
 
+# Convolutions as implicit matmuls: the rows are output pixels, K runs over the window and the input
+# channels, B is the constant HWIO kernel packed while compiling. Row r of an 8-pixel block reads its
+# lanes straight from the (padded) NHWC input, so nothing is unfolded into memory.
+
+# The dimension numbers the kernel takes: NHWC input and output, HWIO kernel.
+_NHWC_HWIO = ((0, 3, [1, 2]), (2, 3, [0, 1]), (0, 3, [1, 2]))
+
+
+@dataclass(frozen=True)
+class ConvShape:
+    """A stride-1 NHWC x HWIO convolution the kernel takes, its input as padded by `padding`."""
+
+    element: str
+    batch: int
+    height: int  # of the padded input
+    width: int
+    channels: int
+    window: tuple[int, int]
+    features: int
+    padding: tuple[int, int, int, int]  # top, bottom, left, right
+
+    @property
+    def out_height(self) -> int:
+        return self.height - self.window[0] + 1
+
+    @property
+    def out_width(self) -> int:
+        return self.width - self.window[1] + 1
+
+    @property
+    def matmul(self) -> MatmulShape:
+        """The implicit matmul: a row per output pixel, K over the window and the channels."""
+        m = self.batch * self.out_height * self.out_width
+        return MatmulShape(self.element, m, self.features, self.window[0] * self.window[1] * self.channels, "packed")
+
+    @property
+    def symbol(self) -> str:
+        """The executable's symbol: one per type, padded input, window and features."""
+        return (f"oxla_{self.element}_conv_{self.batch}x{self.height}x{self.width}x{self.channels}"
+                f"_{self.window[0]}x{self.window[1]}x{self.features}")
+
+    @property
+    def caller(self) -> str:
+        """The private function that pads the input and dispatches the kernel."""
+        return f"{self.symbol}_pad{'_'.join(map(str, self.padding))}"
+
+
+def conv_shape(op, min_multiply_adds: int = 0) -> ConvShape | None:
+    """The kernel's view of a stablehlo.convolution, or None when the kernel does not take it."""
+    conv = ConvolutionOp(op)
+    shapes = [_shape(v) for v in (conv.lhs, conv.rhs, op.results[0])]
+    if None in shapes or not defining(conv.rhs, "stablehlo.constant"):
+        return None
+    (x, x_type), (w, w_type), (y, y_type) = shapes
+    kind = KERNEL_TYPES.get(x_type)
+    numbers = conv.dimension_numbers
+    layout = ((numbers.input_batch_dimension, numbers.input_feature_dimension, list(numbers.input_spatial_dimensions)),
+              (numbers.kernel_input_feature_dimension, numbers.kernel_output_feature_dimension,
+               list(numbers.kernel_spatial_dimensions)),
+              (numbers.output_batch_dimension, numbers.output_feature_dimension, list(numbers.output_spatial_dimensions)))
+    ones = (None, [1, 1])
+    if (kind is None or w_type != x_type or y_type != "f32" or len(x) != 4 or layout != _NHWC_HWIO
+            or conv.window_strides not in ones or conv.lhs_dilation not in ones or conv.rhs_dilation not in ones
+            or any(conv.window_reversal or ()) or conv.feature_group_count != 1 or conv.batch_group_count != 1):
+        return None
+    (top, bottom), (left, right) = conv.padding or [[0, 0], [0, 0]]
+    if min(top, bottom, left, right) < 0:
+        return None
+    shape = ConvShape(kind.element, x[0], x[1] + top + bottom, x[2] + left + right, x[3], (w[0], w[1]), w[3],
+                      (top, bottom, left, right))
+    matmul = shape.matmul
+    if (shape.out_width % ROWS or shape.features % COLUMNS or shape.channels % kind.group
+            or matmul.m * matmul.n * matmul.k < min_multiply_adds):
+        return None
+    return shape
+
+
+def conv_executable(shape: ConvShape) -> str:
+    """The convolution kernel's `stream.executable`, as MLIR text.
+
+    Bindings: the padded input as 32-bit lanes [N, H, W, C/g], the packed
+    kernel [F/32, KH*KW*C/g, 32], the result [N*OH*OW, F] f32. Workgroup
+    (x, y) owns a block of features and output row y (of all batches'
+    rows), which it walks in blocks of 8 pixels: per block, the window's
+    rows and columns and, innermost, the channels are one matmul step each.
+    """
+    kind = KERNEL_TYPES[shape.element]
+    matmul, steps = shape.matmul, shape.channels // kind.group
+    wg_cols = _largest_divisor(shape.features, WORKGROUP_COLUMNS)
+    lhs = f"memref<{shape.batch}x{shape.height}x{shape.width}x{steps}x{kind.lane}>"
+    rhs = f"memref<{shape.features // COLUMNS}x{matmul.k // kind.group}x{COLUMNS}x{kind.lane}>"
+    out = f"memref<{matmul.m}x{shape.features}xf32>"
+    accs = range(2 * ROWS)
+
+    def carried(name: str, start: str) -> str:
+        return ", ".join(f"%{name}{t} = %{start}{t}" if start != "zero" else f"%{name}{t} = %zero" for t in accs)
+
+    types = ", ".join([_ACC] * len(accs))
+    results = lambda name: ", ".join(f"%{name}#{t}" for t in accs)  # noqa: E731
+    columns = "\n".join(f"        %iw{r} = arith.addi %iw, %c{r} : index" for r in range(ROWS))
+    rows = "\n".join(f"    %row{r} = arith.addi %pixel, %c{r} : index" for r in range(ROWS))
+    stores = "\n".join(f"    vector.store %sum#{2 * r + h}, %out[%row{r}, %col{h}] : {out}, {_ACC}"
+                       for r in range(ROWS) for h in range(2))
+    constants = "\n".join(f"  %c{c} = arith.constant {c} : index" for c in sorted({*range(ROWS), LANES}))
+    body = _step_body(kind, lhs, rhs, lambda r: f"%n, %ih, %iw{r}, %ci")
+    return f"""stream.executable private @{shape.symbol} {{
+stream.executable.export public @{shape.symbol} workgroups() -> (index, index, index) {{
+  %x = arith.constant {shape.features // wg_cols} : index
+  %y = arith.constant {shape.batch * shape.out_height} : index
+  %one = arith.constant 1 : index
+  stream.return %x, %y, %one : index, index, index
+}}
+builtin.module {{
+func.func @{shape.symbol}(%lhs_binding: !stream.binding, %rhs_binding: !stream.binding, %out_binding: !stream.binding) {{
+{constants}
+  %panels = arith.constant {wg_cols // COLUMNS} : index
+  %rows = arith.constant {ROWS} : index
+  %columns = arith.constant {COLUMNS} : index
+  %out_height = arith.constant {shape.out_height} : index
+  %out_width = arith.constant {shape.out_width} : index
+  %window_rows = arith.constant {shape.window[0]} : index
+  %window_columns = arith.constant {shape.window[1]} : index
+  %steps = arith.constant {steps} : index
+  %zero = arith.constant dense<0.0> : {_ACC}
+  %lhs = stream.binding.subspan %lhs_binding[%c0] : !stream.binding -> {lhs}
+  %rhs = stream.binding.subspan %rhs_binding[%c0] : !stream.binding -> {rhs}
+  %out = stream.binding.subspan %out_binding[%c0] : !stream.binding -> {out}
+  %wx = stream.dispatch.workgroup.id[0] : index
+  %wy = stream.dispatch.workgroup.id[1] : index
+  %n = arith.divui %wy, %out_height : index
+  %oh = arith.remui %wy, %out_height : index
+  %first = arith.muli %wy, %out_width : index
+  %j0 = arith.muli %wx, %panels : index
+  %j1 = arith.addi %j0, %panels : index
+  scf.for %j = %j0 to %j1 step %c1 {{
+   scf.for %ow = %c0 to %out_width step %rows {{
+    %sum:{2 * ROWS} = scf.for %kh = %c0 to %window_rows step %c1 iter_args({carried("q", "zero")}) -> ({types}) {{
+     %ih = arith.addi %oh, %kh : index
+     %tap:{2 * ROWS} = scf.for %kw = %c0 to %window_columns step %c1 iter_args({carried("s", "q")}) -> ({types}) {{
+        %iw = arith.addi %ow, %kw : index
+{columns}
+        %tap_row = arith.muli %kh, %window_columns : index
+        %tap_index = arith.addi %tap_row, %kw : index
+        %k0 = arith.muli %tap_index, %steps : index
+      %acc:{2 * ROWS} = scf.for %ci = %c0 to %steps step %c1 iter_args({carried("p", "s")}) -> ({types}) {{
+      %k = arith.addi %k0, %ci : index
+{chr(10).join(body)}
+      scf.yield {", ".join(f"%n{t}" for t in accs)} : {types}
+      }}
+      scf.yield {results("acc")} : {types}
+     }}
+     scf.yield {results("tap")} : {types}
+    }}
+    %pixel = arith.addi %first, %ow : index
+{rows}
+    %col0 = arith.muli %j, %columns : index
+    %col1 = arith.addi %col0, %c{LANES} : index
+{stores}
+   }}
+  }}
+  return
+}}
+}}
+}}"""
+
+
+def conv_caller(shape: ConvShape) -> str:
+    """The private function that pads the input, dispatches the kernel and shapes its rows as NHWC."""
+    kind = KERNEL_TYPES[shape.element]
+    e, matmul = shape.element, shape.matmul
+    top, bottom, left, right = shape.padding
+    unpadded = f"tensor<{shape.batch}x{shape.height - top - bottom}x{shape.width - left - right}x{shape.channels}x{e}>"
+    padded = f"tensor<{shape.batch}x{shape.height}x{shape.width}x{shape.channels}x{e}>"
+    lanes = f"tensor<{shape.batch}x{shape.height}x{shape.width}x{shape.channels // kind.group}x{kind.lane}>"
+    packed = f"tensor<{shape.features // COLUMNS}x{matmul.k // kind.group}x{COLUMNS}x{kind.lane}>"
+    rows, result = f"tensor<{matmul.m}x{shape.features}xf32>", (
+        f"tensor<{shape.batch}x{shape.out_height}x{shape.out_width}x{shape.features}xf32>")
+    pad, value = [], "%x"
+    if any(shape.padding):
+        pad = [f"  %pad_value = stablehlo.constant dense<0.000000e+00> : tensor<{e}>",
+               f"  %padded = stablehlo.pad %x, %pad_value, low = [0, {top}, {left}, 0], high = [0, {bottom}, {right}, 0],"
+               f" interior = [0, 0, 0, 0] : ({unpadded}, tensor<{e}>) -> {padded}"]
+        value = "%padded"
+    as_lanes, value = _retyped("lanes", value, padded, lanes)
+    return "\n".join([
+        f"func.func private @{shape.caller}(%x: {unpadded}, %w: {packed}) -> {result} {{",
+        *pad,
+        *as_lanes,
+        f"  %rows = flow.dispatch @{shape.symbol}::@{shape.symbol}({value}, %w) : ({lanes}, {packed}) -> {rows}",
+        f"  %out = stablehlo.reshape %rows : ({rows}) -> {result}",
+        f"  return %out : {result}",
+        "}"])
+
+
 def _packed_constant(value, shape: MatmulShape, transposed: bool):
     """A new constant holding the constant `value` in the kernel's panels (at the insertion point)."""
     owner = defining(value, "stablehlo.constant").operation
@@ -358,6 +554,12 @@ def _add_definitions(module, texts: list[str]) -> None:
 MIN_MULTIPLY_ADDS = 1 << 23
 
 
+_KERNEL_OPS = ("stablehlo.dot", "stablehlo.dot_general", "stablehlo.convolution")
+# What a shape adds to the module, once per symbol: (the shape's attribute naming it, its text).
+_MATMUL_DEFINITIONS = (("symbol", kernel_executable), ("caller", kernel_caller))
+_CONV_DEFINITIONS = (("symbol", conv_executable), ("caller", conv_caller))
+
+
 @register_pass
 class MatmulKernel(Pass):
     """Runs large bf16 and f32 matmuls through oxla's AVX-512 dispatch (8x32 register tiles, 10 loads per 16 steps)."""
@@ -367,8 +569,16 @@ class MatmulKernel(Pass):
     min_multiply_adds: int = dataclasses.field(default=MIN_MULTIPLY_ADDS, metadata={
         "help": "leave smaller matmuls to IREE, whose dispatches fuse their producers and consumers"})
 
+    def _plan(self, op):
+        """(shape, [(symbol, text of shape)], whether a constant B is [N, K]) for a matmul or convolution;
+        shape None when the kernel does not take it."""
+        if op.name == "stablehlo.convolution":
+            return conv_shape(op, self.min_multiply_adds), _CONV_DEFINITIONS, False
+        shape = matmul_shape(op, self.min_multiply_adds)
+        return shape, _MATMUL_DEFINITIONS, shape is not None and _contracting(op)[3] == [1]
+
     def run(self, module) -> None:
-        """Replaces each dot the kernel takes by a call of its shape's caller (added once per shape)."""
+        """Replaces each dot or convolution the kernel takes by a call of its shape's caller (added once per shape)."""
         features = target_features(module)
         types = {e for e, kind in KERNEL_TYPES.items() if kind.feature in features}
         if not types:
@@ -376,24 +586,26 @@ class MatmulKernel(Pass):
         done: set[str] = {ir.StringAttr(op.attributes["sym_name"]).value for op in ir.ops(module)
                           if op.name in ("func.func", "stream.executable") and "sym_name" in op.attributes}
         texts: list[str] = []
-        for op in [o for o in ir.ops(module) if o.name in ("stablehlo.dot", "stablehlo.dot_general")]:
-            shape = matmul_shape(op, self.min_multiply_adds)
+        for op in [o for o in ir.ops(module) if o.name in _KERNEL_OPS]:
+            shape, definitions, transposed = self._plan(op)
             if shape is None or shape.element not in types:
                 continue
-            for symbol, text in ((shape.symbol, kernel_executable), (shape.caller, kernel_caller)):
+            for name, text in definitions:
+                symbol = getattr(shape, name)
                 if symbol not in done:
                     done.add(symbol)
                     texts.append(text(shape))
             with ir.InsertionPoint(op), op.location:
                 operands = list(op.operands)[:2]
-                if shape.rhs == "packed":
-                    operands[1] = _packed_constant(operands[1], shape, _contracting(op)[3] == [1])
+                packed = shape.matmul if isinstance(shape, ConvShape) else shape
+                if packed.rhs == "packed":
+                    operands[1] = _packed_constant(operands[1], packed, transposed)
                 call = ir.Operation.create("func.call", results=[op.results[0].type], operands=operands,
                                            attributes={"callee": ir.FlatSymbolRefAttr.get(shape.caller)})
             rhs = op.operands[1].owner
             op.results[0].replace_all_uses_with(call.results[0])
             op.erase()
-            if shape.rhs == "packed" and not list(rhs.results[0].uses):  # the packed copy replaced it
+            if packed.rhs == "packed" and not list(rhs.results[0].uses):  # the packed copy replaced it
                 rhs.erase()
         if texts:
             _add_definitions(module, texts)
