@@ -1,4 +1,4 @@
-"""oxla-llvmcpu-matmul-kernel: large bf16 and f32 matmuls through oxla's own AVX-512 dispatch.
+"""oxla-llvmcpu-matmul-kernel: large bf16 and f32 matmuls and convolutions through oxla's own AVX-512 dispatch.
 
 IREE 3.13 runs a data-tiled bf16 matmul through its mmt4d microkernel,
 which accumulates one 16x16 tile per step of two K: one vector of the
@@ -32,8 +32,19 @@ target of the module's `hal.device.targets` has (x86-64 with `+avx512bf16`,
 [..., K] (M rows: the product of the other dimensions), a right operand
 [K, N] or [N, K], no batch dimensions, an f32 result, M a multiple of 8
 (f32 with a right operand packed per call: at least 512), N of 32, K of
-2 (bf16), and at least `min-multiply-adds` multiply-adds. Anything else
-is left to IREE.
+2 (bf16), and at least `min-multiply-adds` multiply-adds.
+
+A stride-1 convolution of an NHWC input with a constant HWIO kernel and
+an f32 NHWC result (no dilation, one feature group, padding not
+negative) is the same kernel as an implicit matmul: a row per output
+pixel, K over the window's taps and the input channels. The input is
+padded by StableHLO, each 8-pixel block reads its rows' lanes straight
+from it tap by tap (nothing unfolded into memory), and the kernel is
+packed while compiling like a constant right operand. It needs output
+rows of a multiple of 8 pixels, a multiple of 32 features, whole channel
+pairs (bf16) and `min-multiply-adds`. The ResNet block's 3x3
+convolutions take 0.86 ms each instead of IREE's 1.00-1.05 (f32 results
+bit for bit IREE's). Anything else is left to IREE.
 """
 
 from __future__ import annotations
@@ -562,7 +573,8 @@ _CONV_DEFINITIONS = (("symbol", conv_executable), ("caller", conv_caller))
 
 @register_pass
 class MatmulKernel(Pass):
-    """Runs large bf16 and f32 matmuls through oxla's AVX-512 dispatch (8x32 register tiles, 10 loads per 16 steps)."""
+    """Runs large bf16 and f32 matmuls and stride-1 NHWC convolutions through oxla's AVX-512 dispatch (8x32
+    register tiles, 10 loads per 16 steps)."""
 
     name = "oxla-llvmcpu-matmul-kernel"
     anchor = "builtin.module"
