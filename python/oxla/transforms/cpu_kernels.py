@@ -573,8 +573,7 @@ _CONV_DEFINITIONS = (("symbol", conv_executable), ("caller", conv_caller))
 
 @register_pass
 class MatmulKernel(Pass):
-    """Runs large bf16 and f32 matmuls and stride-1 NHWC convolutions through oxla's AVX-512 dispatch (8x32
-    register tiles, 10 loads per 16 steps)."""
+    """Runs large bf16 and f32 matmuls and stride-1 convolutions through oxla's AVX-512 dispatch (8x32 tiles)."""
 
     name = "oxla-llvmcpu-matmul-kernel"
     anchor = "builtin.module"
