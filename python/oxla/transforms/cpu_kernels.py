@@ -228,6 +228,63 @@ def _step_body(kind: KernelType, lhs: str, rhs: str, a_index=lambda r: f"%row{r}
     return body
 
 
+def _executable(symbol: str, grid: tuple[int, int], bindings: tuple[str, str, str], body: list[str]) -> str:
+    """A kernel's `stream.executable` as MLIR text: a grid of (x, y) workgroups around `body`.
+
+    In the body's scope: the bindings %lhs, %rhs and %out as these memref
+    types, the workgroup's %wx and %wy, the indices %c0..%c7 and %c16,
+    %rows (8), %columns (32) and %zero (an accumulator of zeros).
+    """
+    constants = [f"  %c{c} = arith.constant {c} : index" for c in sorted({*range(ROWS), LANES})]
+    subspans = [f"  %{name} = stream.binding.subspan %{name}_binding[%c0] : !stream.binding -> {memref}"
+                for name, memref in zip(("lhs", "rhs", "out"), bindings)]
+    lines = [
+        f"stream.executable private @{symbol} {{",
+        f"stream.executable.export public @{symbol} workgroups() -> (index, index, index) {{",
+        f"  %x = arith.constant {grid[0]} : index",
+        f"  %y = arith.constant {grid[1]} : index",
+        "  %one = arith.constant 1 : index",
+        "  stream.return %x, %y, %one : index, index, index",
+        "}",
+        "builtin.module {",
+        f"func.func @{symbol}(%lhs_binding: !stream.binding, %rhs_binding: !stream.binding, "
+        "%out_binding: !stream.binding) {",
+        *constants,
+        f"  %rows = arith.constant {ROWS} : index",
+        f"  %columns = arith.constant {COLUMNS} : index",
+        f"  %zero = arith.constant dense<0.0> : {_ACC}",
+        *subspans,
+        "  %wx = stream.dispatch.workgroup.id[0] : index",
+        "  %wy = stream.dispatch.workgroup.id[1] : index",
+        *body,
+        "  return",
+        "}",
+        "}",
+        "}",
+    ]
+    return "\n".join(lines)
+
+
+def _accumulating(result: str, loop: str, initial, carried: str, inner: list[str], yielded: str) -> list[str]:
+    """`%{result}:16 = scf.for {loop}` carrying the 16 accumulators as %{carried}0..15 from initial(t), with
+    the body `inner`, which defines the next values %{yielded}0..15."""
+    accs = range(2 * ROWS)
+    types = ", ".join([_ACC] * len(accs))
+    carry = ", ".join(f"%{carried}{t} = {initial(t)}" for t in accs)
+    return [f"    %{result}:{len(accs)} = scf.for {loop} iter_args({carry}) -> ({types}) {{",
+            *inner,
+            f"      scf.yield {', '.join(f'%{yielded}{t}' for t in accs)} : {types}",
+            "    }"]
+
+
+def _block_stores(out: str, sums: str) -> list[str]:
+    """Stores the 8x32 block's accumulators %{sums}#0..15 at rows %row0..7 of panel %j of `out`."""
+    return ["    %col0 = arith.muli %j, %columns : index",
+            f"    %col1 = arith.addi %col0, %c{LANES} : index",
+            *(f"    vector.store %{sums}#{2 * r + h}, %out[%row{r}, %col{h}] : {out}, {_ACC}"
+              for r in range(ROWS) for h in range(2))]
+
+
 def kernel_executable(shape: MatmulShape) -> str:
     """The kernel's `stream.executable` for one type and shape, as MLIR text.
 
@@ -242,52 +299,24 @@ def kernel_executable(shape: MatmulShape) -> str:
     lhs = f"memref<{m}x{steps}x{kind.lane}>"
     rhs = f"memref<{n // COLUMNS}x{steps}x{COLUMNS}x{kind.lane}>"
     out = f"memref<{m}x{n}xf32>"
-    accs = range(2 * ROWS)
-    rows = "\n".join(f"    %row{r} = arith.addi %i, %c{r} : index" for r in range(ROWS))
-    stores = "\n".join(f"    vector.store %sum#{2 * r + h}, %out[%row{r}, %col{h}] : {out}, {_ACC}"
-                       for r in range(ROWS) for h in range(2))
-    constants = "\n".join(f"  %c{c} = arith.constant {c} : index" for c in sorted({*range(ROWS), LANES}))
-    return f"""stream.executable private @{shape.symbol} {{
-stream.executable.export public @{shape.symbol} workgroups() -> (index, index, index) {{
-  %x = arith.constant {n // wg_cols} : index
-  %y = arith.constant {m // wg_rows} : index
-  %one = arith.constant 1 : index
-  stream.return %x, %y, %one : index, index, index
-}}
-builtin.module {{
-func.func @{shape.symbol}(%lhs_binding: !stream.binding, %rhs_binding: !stream.binding, %out_binding: !stream.binding) {{
-{constants}
-  %panels = arith.constant {wg_cols // COLUMNS} : index
-  %block = arith.constant {wg_rows} : index
-  %rows = arith.constant {ROWS} : index
-  %columns = arith.constant {COLUMNS} : index
-  %steps = arith.constant {steps} : index
-  %zero = arith.constant dense<0.0> : {_ACC}
-  %lhs = stream.binding.subspan %lhs_binding[%c0] : !stream.binding -> {lhs}
-  %rhs = stream.binding.subspan %rhs_binding[%c0] : !stream.binding -> {rhs}
-  %out = stream.binding.subspan %out_binding[%c0] : !stream.binding -> {out}
-  %wx = stream.dispatch.workgroup.id[0] : index
-  %wy = stream.dispatch.workgroup.id[1] : index
-  %j0 = arith.muli %wx, %panels : index
-  %j1 = arith.addi %j0, %panels : index
-  %i0 = arith.muli %wy, %block : index
-  %i1 = arith.addi %i0, %block : index
-  scf.for %j = %j0 to %j1 step %c1 {{
-   scf.for %i = %i0 to %i1 step %rows {{
-{rows}
-    %sum:{2 * ROWS} = scf.for %k = %c0 to %steps step %c1 iter_args({", ".join(f"%p{t} = %zero" for t in accs)}) -> ({", ".join([_ACC] * len(accs))}) {{
-{chr(10).join(_step_body(kind, lhs, rhs))}
-      scf.yield {", ".join(f"%n{t}" for t in accs)} : {", ".join([_ACC] * len(accs))}
-    }}
-    %col0 = arith.muli %j, %columns : index
-    %col1 = arith.addi %col0, %c{LANES} : index
-{stores}
-   }}
-  }}
-  return
-}}
-}}
-}}"""
+    body = [
+        f"  %panels = arith.constant {wg_cols // COLUMNS} : index",
+        f"  %block = arith.constant {wg_rows} : index",
+        f"  %steps = arith.constant {steps} : index",
+        "  %j0 = arith.muli %wx, %panels : index",
+        "  %j1 = arith.addi %j0, %panels : index",
+        "  %i0 = arith.muli %wy, %block : index",
+        "  %i1 = arith.addi %i0, %block : index",
+        "  scf.for %j = %j0 to %j1 step %c1 {",
+        "   scf.for %i = %i0 to %i1 step %rows {",
+        *(f"    %row{r} = arith.addi %i, %c{r} : index" for r in range(ROWS)),
+        *_accumulating("sum", "%k = %c0 to %steps step %c1", lambda t: "%zero", "p",
+                       _step_body(kind, lhs, rhs), "n"),
+        *_block_stores(out, "sum"),
+        "   }",
+        "  }",
+    ]
+    return _executable(shape.symbol, (n // wg_cols, m // wg_rows), (lhs, rhs, out), body)
 
 
 def _retyped(name: str, source: str, from_type: str, to_type: str) -> tuple[list[str], str]:
@@ -434,78 +463,40 @@ def conv_executable(shape: ConvShape) -> str:
     lhs = f"memref<{shape.batch}x{shape.height}x{shape.width}x{steps}x{kind.lane}>"
     rhs = f"memref<{shape.features // COLUMNS}x{matmul.k // kind.group}x{COLUMNS}x{kind.lane}>"
     out = f"memref<{matmul.m}x{shape.features}xf32>"
-    accs = range(2 * ROWS)
-
-    def carried(name: str, start: str) -> str:
-        return ", ".join(f"%{name}{t} = %{start}{t}" if start != "zero" else f"%{name}{t} = %zero" for t in accs)
-
-    types = ", ".join([_ACC] * len(accs))
-    results = lambda name: ", ".join(f"%{name}#{t}" for t in accs)  # noqa: E731
-    columns = "\n".join(f"        %iw{r} = arith.addi %iw, %c{r} : index" for r in range(ROWS))
-    rows = "\n".join(f"    %row{r} = arith.addi %pixel, %c{r} : index" for r in range(ROWS))
-    stores = "\n".join(f"    vector.store %sum#{2 * r + h}, %out[%row{r}, %col{h}] : {out}, {_ACC}"
-                       for r in range(ROWS) for h in range(2))
-    constants = "\n".join(f"  %c{c} = arith.constant {c} : index" for c in sorted({*range(ROWS), LANES}))
-    body = _step_body(kind, lhs, rhs, lambda r: f"%n, %ih, %iw{r}, %ci")
-    return f"""stream.executable private @{shape.symbol} {{
-stream.executable.export public @{shape.symbol} workgroups() -> (index, index, index) {{
-  %x = arith.constant {shape.features // wg_cols} : index
-  %y = arith.constant {shape.batch * shape.out_height} : index
-  %one = arith.constant 1 : index
-  stream.return %x, %y, %one : index, index, index
-}}
-builtin.module {{
-func.func @{shape.symbol}(%lhs_binding: !stream.binding, %rhs_binding: !stream.binding, %out_binding: !stream.binding) {{
-{constants}
-  %panels = arith.constant {wg_cols // COLUMNS} : index
-  %rows = arith.constant {ROWS} : index
-  %columns = arith.constant {COLUMNS} : index
-  %out_height = arith.constant {shape.out_height} : index
-  %out_width = arith.constant {shape.out_width} : index
-  %window_rows = arith.constant {shape.window[0]} : index
-  %window_columns = arith.constant {shape.window[1]} : index
-  %steps = arith.constant {steps} : index
-  %zero = arith.constant dense<0.0> : {_ACC}
-  %lhs = stream.binding.subspan %lhs_binding[%c0] : !stream.binding -> {lhs}
-  %rhs = stream.binding.subspan %rhs_binding[%c0] : !stream.binding -> {rhs}
-  %out = stream.binding.subspan %out_binding[%c0] : !stream.binding -> {out}
-  %wx = stream.dispatch.workgroup.id[0] : index
-  %wy = stream.dispatch.workgroup.id[1] : index
-  %n = arith.divui %wy, %out_height : index
-  %oh = arith.remui %wy, %out_height : index
-  %first = arith.muli %wy, %out_width : index
-  %j0 = arith.muli %wx, %panels : index
-  %j1 = arith.addi %j0, %panels : index
-  scf.for %j = %j0 to %j1 step %c1 {{
-   scf.for %ow = %c0 to %out_width step %rows {{
-    %sum:{2 * ROWS} = scf.for %kh = %c0 to %window_rows step %c1 iter_args({carried("q", "zero")}) -> ({types}) {{
-     %ih = arith.addi %oh, %kh : index
-     %tap:{2 * ROWS} = scf.for %kw = %c0 to %window_columns step %c1 iter_args({carried("s", "q")}) -> ({types}) {{
-        %iw = arith.addi %ow, %kw : index
-{columns}
-        %tap_row = arith.muli %kh, %window_columns : index
-        %tap_index = arith.addi %tap_row, %kw : index
-        %k0 = arith.muli %tap_index, %steps : index
-      %acc:{2 * ROWS} = scf.for %ci = %c0 to %steps step %c1 iter_args({carried("p", "s")}) -> ({types}) {{
-      %k = arith.addi %k0, %ci : index
-{chr(10).join(body)}
-      scf.yield {", ".join(f"%n{t}" for t in accs)} : {types}
-      }}
-      scf.yield {results("acc")} : {types}
-     }}
-     scf.yield {results("tap")} : {types}
-    }}
-    %pixel = arith.addi %first, %ow : index
-{rows}
-    %col0 = arith.muli %j, %columns : index
-    %col1 = arith.addi %col0, %c{LANES} : index
-{stores}
-   }}
-  }}
-  return
-}}
-}}
-}}"""
+    channels = _accumulating("channel_sums", "%ci = %c0 to %steps step %c1", lambda t: f"%s{t}", "p", [
+        "      %k = arith.addi %k0, %ci : index",
+        *_step_body(kind, lhs, rhs, lambda r: f"%n, %ih, %iw{r}, %ci")], "n")
+    columns = _accumulating("tap_sums", "%kw = %c0 to %window_columns step %c1", lambda t: f"%q{t}", "s", [
+        "      %iw = arith.addi %ow, %kw : index",
+        *(f"      %iw{r} = arith.addi %iw, %c{r} : index" for r in range(ROWS)),
+        "      %tap_row = arith.muli %kh, %window_columns : index",
+        "      %tap = arith.addi %tap_row, %kw : index",
+        "      %k0 = arith.muli %tap, %steps : index",
+        *channels], "channel_sums#")
+    body = [
+        f"  %panels = arith.constant {wg_cols // COLUMNS} : index",
+        f"  %steps = arith.constant {steps} : index",
+        f"  %out_height = arith.constant {shape.out_height} : index",
+        f"  %out_width = arith.constant {shape.out_width} : index",
+        f"  %window_rows = arith.constant {shape.window[0]} : index",
+        f"  %window_columns = arith.constant {shape.window[1]} : index",
+        "  %n = arith.divui %wy, %out_height : index",
+        "  %oh = arith.remui %wy, %out_height : index",
+        "  %first = arith.muli %wy, %out_width : index",
+        "  %j0 = arith.muli %wx, %panels : index",
+        "  %j1 = arith.addi %j0, %panels : index",
+        "  scf.for %j = %j0 to %j1 step %c1 {",
+        "   scf.for %ow = %c0 to %out_width step %rows {",
+        *_accumulating("sum", "%kh = %c0 to %window_rows step %c1", lambda t: "%zero", "q", [
+            "      %ih = arith.addi %oh, %kh : index", *columns], "tap_sums#"),
+        "    %pixel = arith.addi %first, %ow : index",
+        *(f"    %row{r} = arith.addi %pixel, %c{r} : index" for r in range(ROWS)),
+        *_block_stores(out, "sum"),
+        "   }",
+        "  }",
+    ]
+    return _executable(shape.symbol, (shape.features // wg_cols, shape.batch * shape.out_height),
+                       (lhs, rhs, out), body)
 
 
 def conv_caller(shape: ConvShape) -> str:
