@@ -465,7 +465,7 @@ def conv_executable(shape: ConvShape) -> str:
     out = f"memref<{matmul.m}x{shape.features}xf32>"
     channels = _accumulating("channel_sums", "%ci = %c0 to %steps step %c1", lambda t: f"%s{t}", "p", [
         "      %k = arith.addi %k0, %ci : index",
-        *_step_body(kind, lhs, rhs, lambda r: f"%n, %ih, %iw{r}, %ci")], "n")
+        *_step_body(kind, lhs, rhs, lambda r: f"%image, %ih, %iw{r}, %ci")], "n")
     columns = _accumulating("tap_sums", "%kw = %c0 to %window_columns step %c1", lambda t: f"%q{t}", "s", [
         "      %iw = arith.addi %ow, %kw : index",
         *(f"      %iw{r} = arith.addi %iw, %c{r} : index" for r in range(ROWS)),
@@ -480,7 +480,7 @@ def conv_executable(shape: ConvShape) -> str:
         f"  %out_width = arith.constant {shape.out_width} : index",
         f"  %window_rows = arith.constant {shape.window[0]} : index",
         f"  %window_columns = arith.constant {shape.window[1]} : index",
-        "  %n = arith.divui %wy, %out_height : index",
+        "  %image = arith.divui %wy, %out_height : index",
         "  %oh = arith.remui %wy, %out_height : index",
         "  %first = arith.muli %wy, %out_width : index",
         "  %j0 = arith.muli %wx, %panels : index",
