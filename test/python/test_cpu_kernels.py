@@ -1,4 +1,4 @@
-"""oxla-llvmcpu-matmul-kernel: large bf16 and f32 matmuls, and stride-1 convolutions as implicit matmuls,
+"""oxla-llvmcpu-matmul-kernel: large bf16 and f32 matmuls, and NHWC convolutions as implicit matmuls,
 run through oxla's AVX-512 dispatch, bit for bit as IREE computes them (its bf16 microkernel, its f32
 generated code; bf16 convolutions within rounding)."""
 
@@ -201,34 +201,45 @@ def _the_conv(module):
     (_conv((1, 16, 32, 63), (3, 3), 64, element="bf16"), None),  # channels not a whole number of pairs
     (_conv((1, 56, 56, 64), (3, 3), 64, weights=False), None),  # the kernel must be a constant
     (_conv((1, 56, 56, 64), (3, 3), 48), None),  # features not a multiple of 32
-    (_conv((1, 56, 54, 64), (3, 3), 64), None),  # output rows of 54 pixels: not blocks of 8
+    (_conv((1, 56, 54, 64), (3, 3), 64), ConvShape("f32", 1, 58, 56, 64, (3, 3), 64, (1, 1, 1, 1))),
+    (_conv((1, 14, 14, 256), (3, 3), 256), None),  # 196 output pixels: not blocks of 8
     (_conv((1, 8, 8, 8), (3, 3), 32), None),  # under 2^23 multiply-adds
     (_conv((1, 56, 56, 64), (3, 3), 64, pad=((-1, 1), (1, 1))), None),
-    (_conv((1, 112, 112, 64), (3, 3), 64, stride=2), None),
-    (_conv((1, 56, 56, 64), (3, 3), 64, pad=((2, 2), (2, 2)), dilation=2), None),
+    (_conv((1, 112, 112, 64), (3, 3), 64, stride=2),
+     ConvShape("f32", 1, 114, 114, 64, (3, 3), 64, (1, 1, 1, 1), (2, 2), (1, 1))),
+    (_conv((1, 56, 56, 64), (3, 3), 64, pad=((2, 2), (2, 2)), dilation=2),
+     ConvShape("f32", 1, 60, 60, 64, (3, 3), 64, (2, 2, 2, 2), (1, 1), (2, 2))),
+    (_conv((1, 28, 28, 256), (3, 3), 256, stride=2), None),  # 14x14 output pixels
     (_conv((1, 56, 56, 64), (3, 3), 64, groups=2), None),
     (_conv((1, 56, 56, 64), (3, 3), 64).replace("[b, 0, 1, f]x", "[b, 1, 0, f]x"), None),  # W before H
 ])
-def test_the_kernel_takes_stride_one_nhwc_convolutions_with_constant_kernels(text, expected):
+def test_the_kernel_takes_nhwc_convolutions_with_constant_kernels(text, expected):
     assert conv_shape(_the_conv(ir.parse(text)), 1 << 23) == expected
 
 
-_CONV_CASES = [  # element, input NHWC, window, features, padding
-    pytest.param("f32", (1, 16, 32, 64), (3, 3), 64, ((1, 1), (1, 1)), marks=_needs_avx512),
-    pytest.param("f32", (2, 16, 16, 128), (1, 1), 128, ((0, 0), (0, 0)), marks=_needs_avx512),
-    pytest.param("f32", (1, 20, 16, 64), (5, 3), 32, ((0, 2), (1, 1)), marks=_needs_avx512),
-    pytest.param("bf16", (2, 16, 32, 64), (3, 3), 64, ((1, 1), (1, 1)), marks=_needs_bf16),
+_CONV_CASES = [  # element, input NHWC, window, features, padding, stride, dilation
+    pytest.param("f32", (1, 16, 32, 64), (3, 3), 64, ((1, 1), (1, 1)), 1, 1, marks=_needs_avx512),
+    pytest.param("f32", (2, 16, 16, 128), (1, 1), 128, ((0, 0), (0, 0)), 1, 1, marks=_needs_avx512),
+    pytest.param("f32", (1, 20, 16, 64), (5, 3), 32, ((0, 2), (1, 1)), 1, 1, marks=_needs_avx512),
+    pytest.param("f32", (2, 10, 10, 64), (3, 3), 128, ((1, 1), (1, 1)), 1, 1, marks=_needs_avx512),  # blocks
+    # of 8 pixels that span image rows and images
+    pytest.param("f32", (1, 32, 32, 64), (3, 3), 64, ((1, 1), (1, 1)), 2, 1, marks=_needs_avx512),
+    pytest.param("f32", (1, 32, 64, 128), (1, 1), 128, ((0, 0), (0, 0)), 2, 1, marks=_needs_avx512),
+    pytest.param("f32", (1, 16, 32, 64), (3, 3), 64, ((2, 2), (2, 2)), 1, 2, marks=_needs_avx512),
+    pytest.param("bf16", (2, 16, 32, 64), (3, 3), 64, ((1, 1), (1, 1)), 1, 1, marks=_needs_bf16),
+    pytest.param("bf16", (1, 32, 32, 64), (3, 3), 64, ((1, 0), (1, 0)), 2, 1, marks=_needs_bf16),
 ]
 
 
-@pytest.mark.parametrize("element, x_shape, window, features, pad", _CONV_CASES)
+@pytest.mark.parametrize("element, x_shape, window, features, pad, stride, dilation", _CONV_CASES)
 @pytest.mark.parametrize("device", ["local-sync", "local-task"])
-def test_the_convolution_kernel_computes_what_iree_does(element, x_shape, window, features, pad, device):
+def test_the_convolution_kernel_computes_what_iree_does(element, x_shape, window, features, pad, stride, dilation,
+                                                        device):
     dtype = ml_dtypes.bfloat16 if element == "bf16" else np.float32
     rng = np.random.default_rng(13)
     x = rng.standard_normal(x_shape).astype(dtype)
     w = rng.standard_normal((*window, x_shape[3], features)).astype(dtype)
-    src = _conv(x_shape, window, features, element=element, pad=pad, weights=w)
+    src = _conv(x_shape, window, features, element=element, pad=pad, weights=w, stride=stride, dilation=dilation)
     assert f"oxla_{element}_conv" in ir.to_text(compile(src, compile_to="input"))
     got = np.asarray(runtime.load(compile(src), device=device).main(x))
     iree = np.asarray(runtime.load(compile(src, optimize=False), device=device).main(x))  # IREE's own code
@@ -238,6 +249,8 @@ def test_the_convolution_kernel_computes_what_iree_does(element, x_shape, window
         np.testing.assert_allclose(got, iree, rtol=1e-5, atol=1e-4)
     padded = np.pad(x.astype(np.float64), ((0, 0), *pad, (0, 0)))
     oh, ow = got.shape[1:3]
-    reference = sum(np.einsum("nhwc,cf->nhwf", padded[:, i:i + oh, j:j + ow], w[i, j].astype(np.float64))
-                    for i in range(window[0]) for j in range(window[1]))
+    taps = [(i * dilation, j * dilation) for i in range(window[0]) for j in range(window[1])]
+    reference = sum(np.einsum("nhwc,cf->nhwf", padded[:, a:a + (oh - 1) * stride + 1:stride,
+                                                      b:b + (ow - 1) * stride + 1:stride],
+                              w[a // dilation, b // dilation].astype(np.float64)) for a, b in taps)
     np.testing.assert_allclose(got, reference, rtol=1e-4, atol=1e-3)

@@ -34,17 +34,19 @@ target of the module's `hal.device.targets` has (x86-64 with `+avx512bf16`,
 (f32 with a right operand packed per call: at least 512), N of 32, K of
 2 (bf16), and at least `min-multiply-adds` multiply-adds.
 
-A stride-1 convolution of an NHWC input with a constant HWIO kernel and
-an f32 NHWC result (no dilation, one feature group, padding not
-negative) is the same kernel as an implicit matmul: a row per output
-pixel, K over the window's taps and the input channels. The input is
-padded by StableHLO, each 8-pixel block reads its rows' lanes straight
+A convolution of an NHWC input with a constant HWIO kernel and an f32
+NHWC result (any stride and window dilation, no input dilation, one
+feature group, padding not negative) is the same kernel as an implicit
+matmul: a row per output pixel, K over the window's taps and the input
+channels. The input is padded by StableHLO, each block of 8 output
+pixels (across image rows and images) reads its rows' lanes straight
 from it tap by tap (nothing unfolded into memory), and the kernel is
-packed while compiling like a constant right operand. It needs output
-rows of a multiple of 8 pixels, a multiple of 32 features, whole channel
-pairs (bf16) and `min-multiply-adds`. The ResNet block's 3x3
-convolutions take 0.86 ms each instead of IREE's 1.00-1.05 (f32 results
-bit for bit IREE's). Anything else is left to IREE.
+packed while compiling like a constant right operand. It needs a
+multiple of 8 output pixels, of 32 features, whole channel pairs (bf16)
+and `min-multiply-adds`. The ResNet block's 3x3 convolutions take 0.86
+ms each instead of IREE's 1.00-1.05, the stage transition's 3x3 ones
+(stride 2, and 28x28x128) 0.44 and 0.88 ms (f32 results bit for bit
+IREE's). Anything else is left to IREE.
 """
 
 from __future__ import annotations
@@ -381,7 +383,7 @@ _NHWC_HWIO = ((0, 3, [1, 2]), (2, 3, [0, 1]), (0, 3, [1, 2]))
 
 @dataclass(frozen=True)
 class ConvShape:
-    """A stride-1 NHWC x HWIO convolution the kernel takes, its input as padded by `padding`."""
+    """An NHWC x HWIO convolution the kernel takes, its input as padded by `padding`."""
 
     element: str
     batch: int
@@ -391,14 +393,16 @@ class ConvShape:
     window: tuple[int, int]
     features: int
     padding: tuple[int, int, int, int]  # top, bottom, left, right
+    strides: tuple[int, int] = (1, 1)
+    dilations: tuple[int, int] = (1, 1)  # of the window
 
     @property
     def out_height(self) -> int:
-        return self.height - self.window[0] + 1
+        return (self.height - (self.window[0] - 1) * self.dilations[0] - 1) // self.strides[0] + 1
 
     @property
     def out_width(self) -> int:
-        return self.width - self.window[1] + 1
+        return (self.width - (self.window[1] - 1) * self.dilations[1] - 1) // self.strides[1] + 1
 
     @property
     def matmul(self) -> MatmulShape:
@@ -409,8 +413,10 @@ class ConvShape:
     @property
     def symbol(self) -> str:
         """The executable's symbol: one per type, padded input, window and features."""
+        steps = "".join(f"_{name}{a}x{b}" for name, (a, b) in (("s", self.strides), ("d", self.dilations))
+                        if (a, b) != (1, 1))
         return (f"oxla_{self.element}_conv_{self.batch}x{self.height}x{self.width}x{self.channels}"
-                f"_{self.window[0]}x{self.window[1]}x{self.features}")
+                f"_{self.window[0]}x{self.window[1]}x{self.features}{steps}")
 
     @property
     def caller(self) -> str:
@@ -431,18 +437,18 @@ def conv_shape(op, min_multiply_adds: int = 0) -> ConvShape | None:
               (numbers.kernel_input_feature_dimension, numbers.kernel_output_feature_dimension,
                list(numbers.kernel_spatial_dimensions)),
               (numbers.output_batch_dimension, numbers.output_feature_dimension, list(numbers.output_spatial_dimensions)))
-    ones = (None, [1, 1])
     if (kind is None or w_type != x_type or y_type != "f32" or len(x) != 4 or layout != _NHWC_HWIO
-            or conv.window_strides not in ones or conv.lhs_dilation not in ones or conv.rhs_dilation not in ones
-            or any(conv.window_reversal or ()) or conv.feature_group_count != 1 or conv.batch_group_count != 1):
+            or conv.lhs_dilation not in (None, [1, 1]) or any(conv.window_reversal or ())
+            or conv.feature_group_count != 1 or conv.batch_group_count != 1):
         return None
     (top, bottom), (left, right) = conv.padding or [[0, 0], [0, 0]]
     if min(top, bottom, left, right) < 0:
         return None
     shape = ConvShape(kind.element, x[0], x[1] + top + bottom, x[2] + left + right, x[3], (w[0], w[1]), w[3],
-                      (top, bottom, left, right))
+                      (top, bottom, left, right), tuple(conv.window_strides or (1, 1)),
+                      tuple(conv.rhs_dilation or (1, 1)))
     matmul = shape.matmul
-    if (shape.out_width % ROWS or shape.features % COLUMNS or shape.channels % kind.group
+    if (matmul.m % ROWS or shape.features % COLUMNS or shape.channels % kind.group
             or matmul.m * matmul.n * matmul.k < min_multiply_adds):
         return None
     return shape
@@ -453,50 +459,66 @@ def conv_executable(shape: ConvShape) -> str:
 
     Bindings: the padded input as 32-bit lanes [N, H, W, C/g], the packed
     kernel [F/32, KH*KW*C/g, 32], the result [N*OH*OW, F] f32. Workgroup
-    (x, y) owns a block of features and output row y (of all batches'
-    rows), which it walks in blocks of 8 pixels: per block, the window's
-    rows and columns and, innermost, the channels are one matmul step each.
+    (x, y) owns a block of features and one of output pixels (the rows of
+    the implicit matmul, across image rows and images), which it walks in
+    blocks of 8: each pixel's input row and column are found once per
+    block, then the window's rows and columns and, innermost, the channels
+    are one matmul step each.
     """
     kind = KERNEL_TYPES[shape.element]
     matmul, steps = shape.matmul, shape.channels // kind.group
+    wg_rows = _largest_divisor(matmul.m, WORKGROUP_ROWS)
     wg_cols = _largest_divisor(shape.features, WORKGROUP_COLUMNS)
     lhs = f"memref<{shape.batch}x{shape.height}x{shape.width}x{steps}x{kind.lane}>"
     rhs = f"memref<{shape.features // COLUMNS}x{matmul.k // kind.group}x{COLUMNS}x{kind.lane}>"
     out = f"memref<{matmul.m}x{shape.features}xf32>"
+    (stride_h, stride_w), (dilation_h, dilation_w) = shape.strides, shape.dilations
+    pixels = [line for r in range(ROWS) for line in (  # where output pixel %row{r} is, and its window starts
+        f"    %row{r} = arith.addi %i, %c{r} : index",
+        f"    %image{r} = arith.divui %row{r}, %image_pixels : index",
+        f"    %in_image{r} = arith.remui %row{r}, %image_pixels : index",
+        f"    %oh{r} = arith.divui %in_image{r}, %out_width : index",
+        f"    %ow{r} = arith.remui %in_image{r}, %out_width : index",
+        f"    %ih_start{r} = arith.muli %oh{r}, %stride_h : index",
+        f"    %iw_start{r} = arith.muli %ow{r}, %stride_w : index")]
     channels = _accumulating("channel_sums", "%ci = %c0 to %steps step %c1", lambda t: f"%s{t}", "p", [
         "      %k = arith.addi %k0, %ci : index",
-        *_step_body(kind, lhs, rhs, lambda r: f"%image, %ih, %iw{r}, %ci")], "n")
+        *_step_body(kind, lhs, rhs, lambda r: f"%image{r}, %ih{r}, %iw{r}, %ci")], "n")
     columns = _accumulating("tap_sums", "%kw = %c0 to %window_columns step %c1", lambda t: f"%q{t}", "s", [
-        "      %iw = arith.addi %ow, %kw : index",
-        *(f"      %iw{r} = arith.addi %iw, %c{r} : index" for r in range(ROWS)),
+        "      %kw_offset = arith.muli %kw, %dilation_w : index",
+        *(f"      %iw{r} = arith.addi %iw_start{r}, %kw_offset : index" for r in range(ROWS)),
         "      %tap_row = arith.muli %kh, %window_columns : index",
         "      %tap = arith.addi %tap_row, %kw : index",
         "      %k0 = arith.muli %tap, %steps : index",
         *channels], "channel_sums#")
     body = [
         f"  %panels = arith.constant {wg_cols // COLUMNS} : index",
+        f"  %block = arith.constant {wg_rows} : index",
         f"  %steps = arith.constant {steps} : index",
-        f"  %out_height = arith.constant {shape.out_height} : index",
+        f"  %image_pixels = arith.constant {shape.out_height * shape.out_width} : index",
         f"  %out_width = arith.constant {shape.out_width} : index",
         f"  %window_rows = arith.constant {shape.window[0]} : index",
         f"  %window_columns = arith.constant {shape.window[1]} : index",
-        "  %image = arith.divui %wy, %out_height : index",
-        "  %oh = arith.remui %wy, %out_height : index",
-        "  %first = arith.muli %wy, %out_width : index",
+        f"  %stride_h = arith.constant {stride_h} : index",
+        f"  %stride_w = arith.constant {stride_w} : index",
+        f"  %dilation_h = arith.constant {dilation_h} : index",
+        f"  %dilation_w = arith.constant {dilation_w} : index",
         "  %j0 = arith.muli %wx, %panels : index",
         "  %j1 = arith.addi %j0, %panels : index",
+        "  %i0 = arith.muli %wy, %block : index",
+        "  %i1 = arith.addi %i0, %block : index",
         "  scf.for %j = %j0 to %j1 step %c1 {",
-        "   scf.for %ow = %c0 to %out_width step %rows {",
+        "   scf.for %i = %i0 to %i1 step %rows {",
+        *pixels,
         *_accumulating("sum", "%kh = %c0 to %window_rows step %c1", lambda t: "%zero", "q", [
-            "      %ih = arith.addi %oh, %kh : index", *columns], "tap_sums#"),
-        "    %pixel = arith.addi %first, %ow : index",
-        *(f"    %row{r} = arith.addi %pixel, %c{r} : index" for r in range(ROWS)),
+            "      %kh_offset = arith.muli %kh, %dilation_h : index",
+            *(f"      %ih{r} = arith.addi %ih_start{r}, %kh_offset : index" for r in range(ROWS)),
+            *columns], "tap_sums#"),
         *_block_stores(out, "sum"),
         "   }",
         "  }",
     ]
-    return _executable(shape.symbol, (shape.features // wg_cols, shape.batch * shape.out_height),
-                       (lhs, rhs, out), body)
+    return _executable(shape.symbol, (shape.features // wg_cols, matmul.m // wg_rows), (lhs, rhs, out), body)
 
 
 def conv_caller(shape: ConvShape) -> str:
@@ -564,7 +586,7 @@ _CONV_DEFINITIONS = (("symbol", conv_executable), ("caller", conv_caller))
 
 @register_pass
 class MatmulKernel(Pass):
-    """Runs large bf16 and f32 matmuls and stride-1 convolutions through oxla's AVX-512 dispatch (8x32 tiles)."""
+    """Runs large bf16 and f32 matmuls and NHWC convolutions through oxla's AVX-512 dispatch (8x32 tiles)."""
 
     name = "oxla-llvmcpu-matmul-kernel"
     anchor = "builtin.module"

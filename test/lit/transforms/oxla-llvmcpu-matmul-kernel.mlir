@@ -4,9 +4,10 @@
 // stream.executable per type and shape, stepping 8 rows of 32 columns with vdpbf16ps or FMAs. A constant
 // right operand is packed by the pass itself (any number of rows then pays); a left operand with several
 // dimensions before K is read as their product of rows. Matmuls too small, misaligned, batched, with
-// other types or an algorithm stay dot_general. A stride-1 NHWC convolution with a constant HWIO kernel
-// is the same kernel as an implicit matmul: its input padded, rows read from the input per window tap,
-// the kernel packed like a constant right operand; a strided one stays a convolution.
+// other types or an algorithm stay dot_general. An NHWC convolution with a constant HWIO kernel (any
+// stride and window dilation) is the same kernel as an implicit matmul: its input padded, rows read from
+// the input per window tap, the kernel packed like a constant right operand; one with a dilated input (a
+// transposed convolution) stays a convolution.
 // RUN: oxla-opt %s --pass-pipeline='builtin.module(oxla-llvmcpu-matmul-kernel)' | FileCheck %s
 // RUN: oxla-opt %s --pass-pipeline='builtin.module(oxla-llvmcpu-matmul-kernel{min-multiply-adds=1})' | FileCheck %s --check-prefix=ALL
 // RUN: sed 's/+avx512bf16/-avx512bf16/' %s | oxla-opt --pass-pipeline='builtin.module(oxla-llvmcpu-matmul-kernel)' | FileCheck %s --check-prefix=NOBF16
@@ -43,6 +44,8 @@
 // CHECK-NEXT: %[[CW:.*]] = stablehlo.constant dense<5.000000e-01> : tensor<2x576x32xf32>
 // CHECK-NEXT: call @oxla_f32_conv_1x18x34x64_3x3x64_pad1_1_1_1(%arg0, %[[CW]])
 // CHECK-LABEL: func.func @strided_conv
+// CHECK: call @oxla_f32_conv_1x34x66x64_3x3x64_s2x2_pad1_1_1_1(%arg0, %{{.*}}) : (tensor<1x32x64x64xf32>, tensor<2x576x32xf32>) -> tensor<1x16x32x64xf32>
+// CHECK-LABEL: func.func @transposed_conv
 // CHECK: stablehlo.convolution
 // CHECK: stream.executable private @oxla_bf16_matmul_256x512x128 {
 // CHECK: stream.executable.export public @oxla_bf16_matmul_256x512x128 workgroups() -> (index, index, index) {
@@ -94,6 +97,10 @@
 // CHECK: %[[PADDED:.*]] = stablehlo.pad %[[X]], %{{.*}}, low = [0, 1, 1, 0], high = [0, 1, 1, 0], interior = [0, 0, 0, 0]
 // CHECK-NEXT: %[[ROWS:.*]] = flow.dispatch @oxla_f32_conv_1x18x34x64_3x3x64::@oxla_f32_conv_1x18x34x64_3x3x64(%[[PADDED]], %[[W]]) : {{.*}} -> tensor<512x64xf32>
 // CHECK-NEXT: stablehlo.reshape %[[ROWS]] : (tensor<512x64xf32>) -> tensor<1x16x32x64xf32>
+// CHECK: stream.executable private @oxla_f32_conv_1x34x66x64_3x3x64_s2x2 {
+// CHECK: stream.binding.subspan {{.*}} -> memref<1x34x66x64xf32>
+// CHECK: stream.binding.subspan {{.*}} -> memref<512x64xf32>
+// CHECK: func.func private @oxla_f32_conv_1x34x66x64_3x3x64_s2x2_pad1_1_1_1
 // CHECK-NOT: stream.executable private
 
 // ALL-LABEL: func.func @small
@@ -171,5 +178,10 @@ module attributes {hal.device.targets = [#hal.device.target<"local", [#hal.execu
     %w = stablehlo.constant dense<5.000000e-01> : tensor<3x3x64x64xf32>
     %0 = stablehlo.convolution(%x, %w) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [2, 2], pad = [[1, 1], [1, 1]]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x32x64x64xf32>, tensor<3x3x64x64xf32>) -> tensor<1x16x32x64xf32>
     return %0 : tensor<1x16x32x64xf32>
+  }
+  func.func @transposed_conv(%x: tensor<1x16x32x64xf32>) -> tensor<1x31x63x64xf32> {
+    %w = stablehlo.constant dense<5.000000e-01> : tensor<3x3x64x64xf32>
+    %0 = stablehlo.convolution(%x, %w) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {pad = [[1, 1], [1, 1]], lhs_dilate = [2, 2]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x16x32x64xf32>, tensor<3x3x64x64xf32>) -> tensor<1x31x63x64xf32>
+    return %0 : tensor<1x31x63x64xf32>
   }
 }
