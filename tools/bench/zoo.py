@@ -123,6 +123,30 @@ def resnet_block() -> Model:
                  fn, [x], flops=flops)
 
 
+def resnet_down() -> Model:
+    import jax
+    from jax import lax
+
+    rng = _rng(9)
+    c, f = 64, 128
+    w1, w2 = _normal(rng, (3, 3, c, f), np.sqrt(2.0 / (9 * c))), _normal(rng, (3, 3, f, f), np.sqrt(2.0 / (9 * f)))
+    wp = _normal(rng, (1, 1, c, f), np.sqrt(1.0 / c))
+    b1, b2, bp = (_normal(rng, (f,), 0.1) for _ in range(3))
+    x = _normal(rng, (1, 56, 56, c))
+    dims = ("NHWC", "HWIO", "NHWC")
+
+    def conv(x, w, b, stride, padding):
+        return lax.conv_general_dilated(x, w, (stride, stride), padding, dimension_numbers=dims) + b
+
+    def fn(x):
+        y = jax.nn.relu(conv(x, w1, b1, 2, "SAME"))
+        return jax.nn.relu(conv(y, w2, b2, 1, "SAME") + conv(x, wp, bp, 2, "VALID"))
+
+    flops = 2.0 * 28 * 28 * f * (9 * c + 9 * f + c)
+    return Model("resnet_down", "ResNet stage transition, NHWC 1x56x56x64 -> 1x28x28x128: 3x3 stride-2 and 3x3 "
+                 "convs with bias and relu, a 1x1 stride-2 projection on the shortcut", fn, [x], flops=flops)
+
+
 def _layer_norm(x, g, b, eps):
     import jax.numpy as jnp
 
@@ -262,7 +286,8 @@ def bert() -> Model:
 
 MODELS: dict[str, Callable[[], Model]] = {
     f.__name__: f
-    for f in (gemm_f32, gemm_bf16, mlp, resnet_block, transformer_block, elementwise, row_sum, col_sum, bert)
+    for f in (gemm_f32, gemm_bf16, mlp, resnet_block, resnet_down, transformer_block, elementwise, row_sum,
+              col_sum, bert)
 }
 
 

@@ -144,8 +144,9 @@ LLVM_CPU_CODEGEN_PASSES = (
     # the result written in place, constant weights packed while compiling) instead of IREE's 16x16
     # microkernel or its packed f32 code, on CPUs that have the instructions (the bf16 GEMM 4.62 -> 4.15
     # ms, XLA 4.23; the f32 one 8.65 -> 8.24 ms, XLA 8.72; the MLP 1.09x and BERT 1.05x faster; results
-    # bit for bit the same); stride-1 NHWC convolutions with constant kernels run through it as implicit
-    # matmuls (the ResNet block 2.16 -> 1.87 ms, XLA 1.88-1.96); see oxla/transforms/cpu_kernels.py.
+    # bit for bit the same); NHWC convolutions with constant kernels run through it as implicit matmuls
+    # (the ResNet block 2.10 -> 1.83 ms, the stage transition 1.74 -> 1.42 ms; XLA 2.0 and 1.6 ms); see
+    # oxla/transforms/cpu_kernels.py.
     ("before:input", "builtin.module(oxla-llvmcpu-matmul-kernel)"),
     # Register-wide tiles for reductions over outer dimensions (a column sum: 1.35 ms -> 0.18 ms, XLA
     # 0.24 ms); see oxla/transforms/cpu_tiles.py.
