@@ -279,12 +279,27 @@ def _accumulating(result: str, loop: str, initial, carried: str, inner: list[str
             "    }"]
 
 
-def _block_stores(out: str, sums: str) -> list[str]:
-    """Stores the 8x32 block's accumulators %{sums}#0..15 at rows %row0..7 of panel %j of `out`."""
-    return ["    %col0 = arith.muli %j, %columns : index",
-            f"    %col1 = arith.addi %col0, %c{LANES} : index",
-            *(f"    vector.store %{sums}#{2 * r + h}, %out[%row{r}, %col{h}] : {out}, {_ACC}"
-              for r in range(ROWS) for h in range(2))]
+def _blocks(panels: int, block: int, out: str, block_body: list[str]) -> list[str]:
+    """Workgroup (%wx, %wy)'s walk: its `panels` 32-column panels (%j) and, for each, its `block` rows in
+    blocks of 8 starting at %i. `block_body` defines the block's rows %row0..7 and its 16 accumulators
+    %sum, which are then stored to `out`."""
+    return [
+        f"  %panels = arith.constant {panels} : index",
+        f"  %block = arith.constant {block} : index",
+        "  %j0 = arith.muli %wx, %panels : index",
+        "  %j1 = arith.addi %j0, %panels : index",
+        "  %i0 = arith.muli %wy, %block : index",
+        "  %i1 = arith.addi %i0, %block : index",
+        "  scf.for %j = %j0 to %j1 step %c1 {",
+        "   scf.for %i = %i0 to %i1 step %rows {",
+        *block_body,
+        "    %col0 = arith.muli %j, %columns : index",
+        f"    %col1 = arith.addi %col0, %c{LANES} : index",
+        *(f"    vector.store %sum#{2 * r + h}, %out[%row{r}, %col{h}] : {out}, {_ACC}"
+          for r in range(ROWS) for h in range(2)),
+        "   }",
+        "  }",
+    ]
 
 
 def kernel_executable(shape: MatmulShape) -> str:
@@ -302,21 +317,11 @@ def kernel_executable(shape: MatmulShape) -> str:
     rhs = f"memref<{n // COLUMNS}x{steps}x{COLUMNS}x{kind.lane}>"
     out = f"memref<{m}x{n}xf32>"
     body = [
-        f"  %panels = arith.constant {wg_cols // COLUMNS} : index",
-        f"  %block = arith.constant {wg_rows} : index",
         f"  %steps = arith.constant {steps} : index",
-        "  %j0 = arith.muli %wx, %panels : index",
-        "  %j1 = arith.addi %j0, %panels : index",
-        "  %i0 = arith.muli %wy, %block : index",
-        "  %i1 = arith.addi %i0, %block : index",
-        "  scf.for %j = %j0 to %j1 step %c1 {",
-        "   scf.for %i = %i0 to %i1 step %rows {",
-        *(f"    %row{r} = arith.addi %i, %c{r} : index" for r in range(ROWS)),
-        *_accumulating("sum", "%k = %c0 to %steps step %c1", lambda t: "%zero", "p",
-                       _step_body(kind, lhs, rhs), "n"),
-        *_block_stores(out, "sum"),
-        "   }",
-        "  }",
+        *_blocks(wg_cols // COLUMNS, wg_rows, out, [
+            *(f"    %row{r} = arith.addi %i, %c{r} : index" for r in range(ROWS)),
+            *_accumulating("sum", "%k = %c0 to %steps step %c1", lambda t: "%zero", "p",
+                           _step_body(kind, lhs, rhs), "n")]),
     ]
     return _executable(shape.symbol, (n // wg_cols, m // wg_rows), (lhs, rhs, out), body)
 
@@ -492,8 +497,6 @@ def conv_executable(shape: ConvShape) -> str:
         "      %k0 = arith.muli %tap, %steps : index",
         *channels], "channel_sums#")
     body = [
-        f"  %panels = arith.constant {wg_cols // COLUMNS} : index",
-        f"  %block = arith.constant {wg_rows} : index",
         f"  %steps = arith.constant {steps} : index",
         f"  %image_pixels = arith.constant {shape.out_height * shape.out_width} : index",
         f"  %out_width = arith.constant {shape.out_width} : index",
@@ -503,20 +506,12 @@ def conv_executable(shape: ConvShape) -> str:
         f"  %stride_w = arith.constant {stride_w} : index",
         f"  %dilation_h = arith.constant {dilation_h} : index",
         f"  %dilation_w = arith.constant {dilation_w} : index",
-        "  %j0 = arith.muli %wx, %panels : index",
-        "  %j1 = arith.addi %j0, %panels : index",
-        "  %i0 = arith.muli %wy, %block : index",
-        "  %i1 = arith.addi %i0, %block : index",
-        "  scf.for %j = %j0 to %j1 step %c1 {",
-        "   scf.for %i = %i0 to %i1 step %rows {",
-        *pixels,
-        *_accumulating("sum", "%kh = %c0 to %window_rows step %c1", lambda t: "%zero", "q", [
-            "      %kh_offset = arith.muli %kh, %dilation_h : index",
-            *(f"      %ih{r} = arith.addi %ih_start{r}, %kh_offset : index" for r in range(ROWS)),
-            *columns], "tap_sums#"),
-        *_block_stores(out, "sum"),
-        "   }",
-        "  }",
+        *_blocks(wg_cols // COLUMNS, wg_rows, out, [
+            *pixels,
+            *_accumulating("sum", "%kh = %c0 to %window_rows step %c1", lambda t: "%zero", "q", [
+                "      %kh_offset = arith.muli %kh, %dilation_h : index",
+                *(f"      %ih{r} = arith.addi %ih_start{r}, %kh_offset : index" for r in range(ROWS)),
+                *columns], "tap_sums#")]),
     ]
     return _executable(shape.symbol, (shape.features // wg_cols, matmul.m // wg_rows), (lhs, rhs, out), body)
 
