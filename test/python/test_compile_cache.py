@@ -5,6 +5,7 @@ import os
 
 import numpy as np
 import pytest
+from cache_changes import CHANGES, changed
 
 import oxla
 import oxla.runtime
@@ -51,24 +52,10 @@ def test_the_second_compile_reads_the_artifact_back(compiles, tmp_path):
     assert sorted(p.suffix for p in tmp_path.iterdir()) == [".json", ".vmfb"]
 
 
-@pytest.mark.parametrize("change", ["program", "flags", "optimize", "disable_passes", "chip", "oxla", "cpu"])
+@pytest.mark.parametrize("change", CHANGES)
 def test_anything_that_shapes_the_artifact_misses(change, compiles, monkeypatch, tmp_path):
     compile(ADD, cache=tmp_path)
-    source, options = ADD, {}
-    if change == "program":
-        source = ADD.replace("stablehlo.add", "stablehlo.multiply")
-    elif change == "flags":
-        options["flags"] = ["--iree-llvmcpu-loop-unrolling=true"]
-    elif change == "optimize":
-        options["optimize"] = False
-    elif change == "disable_passes":
-        options["disable_passes"] = ["oxla-binding-alignment"]
-    elif change == "chip":
-        options["cpu"] = "generic"
-    elif change == "oxla":
-        monkeypatch.setattr(cache, "source_stamp", lambda: "an edited oxla")
-    else:
-        monkeypatch.setattr(cache, "device_fingerprint", lambda: "another CPU")
+    source, options = changed(change, ADD, lambda s: s.replace("stablehlo.add", "stablehlo.multiply"), monkeypatch)
     again = compile(source, cache=tmp_path, **options)
     assert not again.from_cache and len(compiles) == 2
     assert len(list(tmp_path.glob("*.vmfb"))) == 2

@@ -6,6 +6,7 @@ import os
 import ml_dtypes
 import numpy as np
 import pytest
+from cache_changes import CHANGES, changed
 
 import oxla.runtime
 from oxla import ir
@@ -114,22 +115,10 @@ def test_the_second_call_is_served_from_the_cache(two_candidates, compiles, tmp_
     assert compile_tuned(MATMUL, cache_dir=tmp_path, retune=True).tuning.from_cache is False
 
 
-@pytest.mark.parametrize("change", ["program", "flags", "optimize", "disable_passes", "device"])
+@pytest.mark.parametrize("change", CHANGES)
 def test_a_changed_input_misses_the_cache(change, two_candidates, compiles, monkeypatch, tmp_path):
     first = compile_tuned(MATMUL, cache_dir=tmp_path)
-    kwargs, source = {}, MATMUL
-    if change == "program":
-        source = MATMUL.replace("stablehlo.dot", "stablehlo.dot ")
-    elif change == "flags":
-        kwargs["flags"] = ["--iree-llvmcpu-loop-unrolling=true"]
-    elif change == "optimize":
-        kwargs["optimize"] = False
-    elif change == "disable_passes":
-        kwargs["disable_passes"] = ["oxla-binding-alignment"]
-    else:
-        from oxla.pipelines import cache
-
-        monkeypatch.setattr(cache, "device_fingerprint", lambda: "another CPU")
+    source, kwargs = changed(change, MATMUL, lambda s: s.replace("stablehlo.dot", "stablehlo.dot "), monkeypatch)
     again = compile_tuned(source, cache_dir=tmp_path, **kwargs)
     assert not again.tuning.from_cache and again.tuning.key != first.tuning.key and len(compiles) == 4
 
