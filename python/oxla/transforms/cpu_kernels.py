@@ -114,6 +114,11 @@ class MatmulShape:
     lead: tuple[int, ...] = ()  # A's dimensions before K when it has more than one (M is their product)
 
     @property
+    def matmul(self) -> "MatmulShape":
+        """The matmul the kernel runs: this one (a ConvShape's is implicit)."""
+        return self
+
+    @property
     def symbol(self) -> str:
         """The executable's symbol: one per type and shape, shared by both right-operand layouts."""
         return f"oxla_{self.element}_matmul_{self.m}x{self.n}x{self.k}"
@@ -589,8 +594,8 @@ class MatmulKernel(Pass):
         "help": "leave smaller matmuls to IREE, whose dispatches fuse their producers and consumers"})
 
     def _plan(self, op):
-        """(shape, [(symbol, text of shape)], whether a constant B is [N, K]) for a matmul or convolution;
-        shape None when the kernel does not take it."""
+        """(shape, its definitions (_MATMUL_DEFINITIONS or _CONV_DEFINITIONS), whether a constant B is
+        [N, K]) for a matmul or convolution; shape None when the kernel does not take it."""
         if op.name == "stablehlo.convolution":
             return conv_shape(op, self.min_multiply_adds), _CONV_DEFINITIONS, False
         shape = matmul_shape(op, self.min_multiply_adds)
@@ -616,7 +621,7 @@ class MatmulKernel(Pass):
                     texts.append(text(shape))
             with ir.InsertionPoint(op), op.location:
                 operands = list(op.operands)[:2]
-                packed = shape.matmul if isinstance(shape, ConvShape) else shape
+                packed = shape.matmul
                 if packed.rhs == "packed":
                     operands[1] = _packed_constant(operands[1], packed, transposed)
                 call = ir.Operation.create("func.call", results=[op.results[0].type], operands=operands,
