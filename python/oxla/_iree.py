@@ -11,7 +11,10 @@ that a change in the pinned wheel breaks one file and one test
 from __future__ import annotations
 
 import ctypes
+import functools
 import os
+from types import SimpleNamespace
+from typing import NamedTuple
 
 from iree.compiler import ir, passmanager, rewrite  # noqa: F401  (re-exported)
 from iree.compiler.api import Session, Source
@@ -28,12 +31,22 @@ C_SYMBOLS = (
     "ireeCompilerInvocationImportBorrowModule",
     "ireeCompilerInvocationSetCompileToPhase",
     "ireeCompilerInvocationSetCompileFromPhase",
+    # MLIR's diagnostic C API, for NativeDiagnostics.
+    "mlirContextAttachDiagnosticHandler",
+    "mlirContextDetachDiagnosticHandler",
+    "mlirDiagnosticGetSeverity",
+    "mlirDiagnosticGetLocation",
+    "mlirDiagnosticPrint",
+    "mlirDiagnosticGetNumNotes",
+    "mlirDiagnosticGetNote",
+    "mlirLocationPrint",
 )
 
 # Python-level names of iree.compiler.api.ctypes_dl that oxla relies on.
 PY_HOOKS = ("_dylib", "PyCapsule_New", "MLIR_CAPSULE_PREFIX", "Session", "Source")
 
 _MODULE_CAPSULE = (_ctypes_dl.MLIR_CAPSULE_PREFIX + "ir.Module._CAPIPtr").encode()
+_CONTEXT_CAPSULE = (_ctypes_dl.MLIR_CAPSULE_PREFIX + "ir.Context._CAPIPtr").encode()
 
 
 def check_hooks() -> list[str]:
@@ -151,3 +164,88 @@ class CapturedStderr:
         self._file.seek(0)
         self.text = self._file.read().decode("utf-8", "replace")
         self._file.close()
+
+
+class RawDiagnostic(NamedTuple):
+    """One diagnostic as MLIR's C API gives it: severity name, printed location, message, notes."""
+
+    severity: str
+    location: str
+    message: str
+    notes: tuple["RawDiagnostic", ...] = ()
+
+
+class _StringRef(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("length", ctypes.c_size_t)]
+
+
+_SEVERITIES = ("error", "warning", "note", "remark")  # MlirDiagnosticSeverity's order
+# MlirDiagnostic, MlirContext and MlirLocation are structs of one pointer, MlirLogicalResult of one int8:
+# passed and returned as those.
+_HANDLER = ctypes.CFUNCTYPE(ctypes.c_int8, ctypes.c_void_p, ctypes.c_void_p)
+_STRING_CALLBACK = ctypes.CFUNCTYPE(None, _StringRef, ctypes.c_void_p)
+
+
+@functools.lru_cache(maxsize=None)
+def _diagnostic_api() -> SimpleNamespace:
+    """MLIR's diagnostic C functions, typed once."""
+    text = [ctypes.c_void_p, _STRING_CALLBACK, ctypes.c_void_p]
+    return SimpleNamespace(
+        attach=c_function("mlirContextAttachDiagnosticHandler", ctypes.c_uint64,
+                          [ctypes.c_void_p, _HANDLER, ctypes.c_void_p, ctypes.c_void_p]),
+        detach=c_function("mlirContextDetachDiagnosticHandler", None, [ctypes.c_void_p, ctypes.c_uint64]),
+        severity=c_function("mlirDiagnosticGetSeverity", ctypes.c_int, [ctypes.c_void_p]),
+        location=c_function("mlirDiagnosticGetLocation", ctypes.c_void_p, [ctypes.c_void_p]),
+        num_notes=c_function("mlirDiagnosticGetNumNotes", ctypes.c_ssize_t, [ctypes.c_void_p]),
+        note=c_function("mlirDiagnosticGetNote", ctypes.c_void_p, [ctypes.c_void_p, ctypes.c_ssize_t]),
+        print_location=c_function("mlirLocationPrint", None, text),
+        print_message=c_function("mlirDiagnosticPrint", None, text),
+    )
+
+
+class NativeDiagnostics:
+    """Takes every diagnostic the context reports inside a `with`, from any thread, as RawDiagnostics.
+
+    For native calls that release the GIL while MLIR runs passes on worker
+    threads. A handler attached through the Python bindings cannot serve
+    them: it needs the GIL, so a worker reporting while the caller holds it
+    deadlocks, and if the caller released it the bindings crash freeing the
+    diagnostic after giving the GIL back. A ctypes callback takes the GIL
+    for its whole run on whichever thread calls it.
+    """
+
+    def __init__(self, context) -> None:
+        self._context = ctypes.c_void_p(ctypes.pythonapi.PyCapsule_GetPointer(
+            ctypes.py_object(context._CAPIPtr), _CONTEXT_CAPSULE))
+        self.diagnostics: list[RawDiagnostic] = []
+        self._callback = _HANDLER(self._on_diagnostic)  # kept alive while attached
+        self._id = None
+
+    def __enter__(self) -> "NativeDiagnostics":
+        self._id = _diagnostic_api().attach(self._context, self._callback, None, None)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        _diagnostic_api().detach(self._context, self._id)
+
+    def _on_diagnostic(self, diagnostic, _user_data) -> int:
+        self.diagnostics.append(_read_diagnostic(diagnostic))  # list.append is atomic under the GIL
+        return 1  # handled: no other handler sees it
+
+
+def _printed(print_fn, handle) -> str:
+    """What an MLIR C API print function writes for `handle`."""
+    pieces: list[bytes] = []
+    callback = _STRING_CALLBACK(lambda ref, _: pieces.append(ctypes.string_at(ref.data, ref.length)))
+    print_fn(handle, callback, None)
+    return b"".join(pieces).decode("utf-8", "replace")
+
+
+def _read_diagnostic(diagnostic) -> RawDiagnostic:
+    """A RawDiagnostic with the notes of an MlirDiagnostic (valid only inside the handler)."""
+    api = _diagnostic_api()
+    severity = api.severity(diagnostic)
+    notes = tuple(_read_diagnostic(api.note(diagnostic, i)) for i in range(api.num_notes(diagnostic)))
+    return RawDiagnostic(_SEVERITIES[severity] if 0 <= severity < len(_SEVERITIES) else "error",
+                         _printed(api.print_location, api.location(diagnostic)),
+                         _printed(api.print_message, diagnostic), notes)

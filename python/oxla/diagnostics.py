@@ -71,8 +71,9 @@ class Diagnostic:
 
     @staticmethod
     def of(diag, severity: str | None = None) -> "Diagnostic":
-        """Converts an `ir.Diagnostic` or `ir.DiagnosticInfo` into a Diagnostic."""
-        sev = severity or _SEVERITY_NAMES.get(diag.severity, "error")
+        """Converts an `ir.Diagnostic`, `ir.DiagnosticInfo` or `_iree.RawDiagnostic` into a Diagnostic."""
+        sev = severity or (diag.severity if isinstance(diag.severity, str) else _SEVERITY_NAMES.get(diag.severity,
+                                                                                                     "error"))
         notes = tuple(Diagnostic.of(n, "note") for n in getattr(diag, "notes", ()))
         return Diagnostic(sev, SourceLocation.of(diag.location), str(diag.message).rstrip(), notes)
 

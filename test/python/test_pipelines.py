@@ -2,6 +2,8 @@
 
 import os
 import re
+import subprocess
+import sys
 
 import ml_dtypes
 import numpy as np
@@ -117,6 +119,47 @@ def test_unlowerable_op_names_op_location_and_phase():
     assert str(err).startswith("compilation failed in phase 'input':\nts.mlir:2:10: error: failed to legalize "
                                "operation 'stablehlo.infeed'")
     assert "see current operation" not in str(err)
+
+
+# Six dispatches IREE translates in parallel, each configured to vectorize its whole tensor at once,
+# which IREE rejects: the errors are reported on the compiler's worker threads.
+_PARALLEL_FAILURES = """
+import sys
+from oxla import ir
+from oxla.pipelines import CompileError, compile
+
+sizes = [4096 + 64 * i for i in range(6)]
+args = ", ".join(f"%x{i}: tensor<{n}xf32>" for i, n in enumerate(sizes))
+types = ", ".join(f"tensor<{n}xf32>" for n in sizes)
+body = "".join(f"  %e{i} = stablehlo.exponential %x{i} : tensor<{n}xf32>\\n" for i, n in enumerate(sizes))
+results = ", ".join(f"%e{i}" for i in range(len(sizes)))
+src = f"func.func @main({args}) -> ({types}) {{\\n{body}  return {results} : {types}\\n}}\\n"
+
+
+def whole_tensor_steps(module):
+    def visit(op):
+        if op.name == "linalg.generic" and "lowering_config" in op.attributes:
+            n = op.results[0].type.shape[0]
+            op.attributes["lowering_config"] = ir.Attribute.parse(
+                f"#iree_cpu.lowering_config<distribution = [{n}], vector_common_parallel = [{n}]>", context=ir.context())
+    ir.walk(module, visit)
+
+
+for attempt in range(3):
+    try:
+        compile(src, optimize=False, hooks={"after:executable-configurations": whole_tensor_steps})
+        sys.exit("compiled")
+    except CompileError as exc:
+        assert exc.phase == "executable-targets" and "large vector sizes" in str(exc), str(exc)
+print("raised")
+"""
+
+
+def test_errors_reported_on_compiler_worker_threads_raise_instead_of_hanging():
+    # MLIR reports them on whichever thread runs the failing pass; with a Python handler that needed the GIL
+    # the caller held, the compile deadlocked (about two runs in three). A child process bounds the wait.
+    done = subprocess.run([sys.executable, "-c", _PARALLEL_FAILURES], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "raised", done.stdout + done.stderr
 
 
 @pytest.mark.parametrize(

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping, Union
 
 from oxla import ir, transforms
-from oxla._iree import CapturedStderr, c_function, with_gil
-from oxla.diagnostics import Diagnostic, DiagnosticCollector, SourceLocation
+from oxla._iree import CapturedStderr, NativeDiagnostics, c_function
+from oxla.diagnostics import Diagnostic, SourceLocation
 from oxla.errors import OxlaError
 from oxla.pipelines.phases import PHASES, hook_boundary, phase_index
 from oxla.pipelines.targets import CONTRACTIONS, Target, resolve
@@ -114,9 +114,10 @@ class _Compiler:
         self.current: dict[str, str] = {}
         self._to = c_function("ireeCompilerInvocationSetCompileToPhase", None, [ctypes.c_void_p, ctypes.c_char_p])
         self._from = c_function("ireeCompilerInvocationSetCompileFromPhase", None, [ctypes.c_void_p, ctypes.c_char_p])
-        # Diagnostics reach Python handlers during the pipeline: keep the GIL.
-        self._pipeline = with_gil("ireeCompilerInvocationPipeline", ctypes.c_bool, [ctypes.c_void_p, ctypes.c_int])
-        self._output_vm = with_gil(
+        # These calls release the GIL: the pipeline runs passes on worker threads, and a diagnostic one
+        # of them emits takes the GIL to reach the Python handler, so holding it here would deadlock.
+        self._pipeline = c_function("ireeCompilerInvocationPipeline", ctypes.c_bool, [ctypes.c_void_p, ctypes.c_int])
+        self._output_vm = c_function(
             "ireeCompilerInvocationOutputVMBytecode", ctypes.c_void_p, [ctypes.c_void_p, ctypes.c_void_p]
         )
 
@@ -159,12 +160,12 @@ class _Compiler:
             inv.import_module(module.operation)
             self._from(inv._inv_p, after.encode())
             self._to(inv._inv_p, upto.encode())
-            with DiagnosticCollector(ir.context(), ("error",)) as diags, CapturedStderr(stdout=True) as native:
+            with NativeDiagnostics(ir.context()) as diags, CapturedStderr(stdout=True) as native:
                 ok = self._pipeline(inv._inv_p, 0)
+            errors, others = _by_severity(diags)
             if not ok:
-                raise CompileError(upto, diags.diagnostics + _native_output(native.text))
-            if native.text:
-                sys.stderr.write(native.text)
+                raise CompileError(upto, errors + _native_output(native.text))
+            _report(others, native.text)
         finally:
             inv.close()
 
@@ -178,12 +179,28 @@ class _Compiler:
             self._from(inv._inv_p, b"vm")
             self._to(inv._inv_p, b"end")
             out = Output.open_membuffer()
-            with DiagnosticCollector(ir.context(), ("error",)) as diags:
-                if not self._pipeline(inv._inv_p, 0) or self._output_vm(inv._inv_p, out._output_p):
-                    raise CompileError("end", diags.diagnostics)
+            with NativeDiagnostics(ir.context()) as diags:
+                failed = not self._pipeline(inv._inv_p, 0) or self._output_vm(inv._inv_p, out._output_p)
+            errors, others = _by_severity(diags)
+            if failed:
+                raise CompileError("end", errors)
+            _report(others)
             return bytes(out.map_memory())
         finally:
             inv.close()
+
+
+def _by_severity(diags: NativeDiagnostics) -> tuple[list[Diagnostic], list[Diagnostic]]:
+    """(the errors, the warnings and remarks) a phase reported."""
+    found = [Diagnostic.of(d) for d in diags.diagnostics]
+    return [d for d in found if d.severity == "error"], [d for d in found if d.severity != "error"]
+
+
+def _report(diagnostics: list[Diagnostic], native_text: str = "") -> None:
+    """Writes a phase's warnings and remarks, and what its tools printed, to stderr as mlir-opt would."""
+    text = "".join(f"{d}\n" for d in diagnostics) + native_text
+    if text:
+        sys.stderr.write(text)
 
 
 _COMPILER: _Compiler | None = None
