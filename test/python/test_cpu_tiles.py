@@ -12,8 +12,8 @@ import pytest
 from oxla import ir, runtime, transforms
 from oxla.pipelines import compile
 from oxla.transforms.cpu_tiles import (
-    _vector_shape, capped_inner_config, outer_reduction_config, pack_vector_config, panel_config,
-    register_tile_config,
+    _vector_shape, bounded_pack_config, capped_inner_config, outer_reduction_config, pack_vector_config,
+    panel_config, register_tile_config,
 )
 
 _MLIR = {np.float32: "f32", np.float64: "f64", np.int32: "i32"}
@@ -137,6 +137,27 @@ def test_pack_steps_within_budget_are_left_alone(config):
     assert pack_vector_config("#iree_cpu.lowering_config<vector_common_parallel = [1, [16]]>", 16, 256) is None
 
 
+@pytest.mark.parametrize("config, outer, expected", [
+    # IREE leaves the 32 column tiles whole: 32 x 64 elements, one step of a tile instead
+    ("vector_common_parallel = [1, 0]", [16, 32], "vector_common_parallel = [1, 0], vector_inner_parallel = [0, 1]"),
+    # 8x1 tiles: eight per step
+    ("vector_common_parallel = [1, 0], vector_inner_parallel = [0, 32]", [16, 256],
+     "vector_common_parallel = [1, 0], vector_inner_parallel = [0, 8]"),
+])
+def test_packs_on_narrow_vectors_keep_inner_steps_within_the_budget(config, outer, expected):
+    tile = 64 if outer[1] == 32 else 8
+    assert bounded_pack_config(_lc(config), tile, outer, 64) == _lc(expected)
+
+
+@pytest.mark.parametrize("config, outer", [
+    ("vector_common_parallel = [1, 0], vector_inner_parallel = [0, 1]", [16, 32]),  # one tile: IREE's, kept
+    ("vector_common_parallel = [1, 1]", [16, 32]),
+    ("vector_common_parallel = [1, 0]", [16, 1]),  # a whole dimension of one tile is within the budget
+])
+def test_packs_on_narrow_vectors_within_the_budget_are_left_alone(config, outer):
+    assert bounded_pack_config(_lc(config), 64, outer, 64) is None
+
+
 def test_inner_steps_of_other_ops_are_capped_at_native_lanes():
     capped = capped_inner_config(_lc("vector_common_parallel = [16, 0], vector_inner_parallel = [0, 256]"), 16)
     assert capped == _lc("vector_common_parallel = [16, 0], vector_inner_parallel = [0, 16]")
@@ -193,6 +214,16 @@ def test_norm_feeding_a_matmul_packs_within_native_vectors_and_stays_exact():
     c = x - x.mean(axis=1, keepdims=True)
     expected = (c / np.sqrt((c * c).mean(axis=1, keepdims=True))) @ w + x
     np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-3)
+
+
+def test_norm_feeding_a_matmul_compiles_with_the_passes_on_avx2():
+    # IREE configures the dispatch two ways; in most compiles it vectorizes the pack of the norm's result
+    # as one 16x256 block and rejects it, and the compile fell back to running without oxla's passes.
+    for _ in range(3):
+        module = compile(_NORM_MATMUL, compile_to="executable-configurations", cpu="x86-64-v3")
+        packs = [config for tile, config in _pack_steps(module) if tile == 64]  # the 8x8-tiled left operand
+        assert packs and all("vector_inner_parallel = [0, 1]" in config for config in packs), packs
+    assert compile(_NORM_MATMUL, cpu="x86-64-v3").codegen_passes
 
 
 @pytest.mark.parametrize("config, distribution, expected", [

@@ -25,8 +25,11 @@ VectorCombine takes 1-2 s to compile: the block compiled in 3-4 s. In every
 function that packs, this pass caps inner vector steps at one native vector
 and a pack's steps at 256 elements (a 16x16 tile, folded into the common
 level). Both runs then get the same configuration and the block compiles in
-about 2 s, with the same results and run time (docs/performance.md). Run
-after IREE's `executable-configurations` phase.
+about 2 s, with the same results and run time (docs/performance.md). On
+AVX2 (8 lanes) IREE instead leaves the left operand's pack unstepped in most
+compiles and rejects the 16x256 block that makes; there the pass gives such
+packs one-tile inner steps and folds nothing. Run after IREE's
+`executable-configurations` phase.
 
 oxla-llvmcpu-pack-panels: a data-tiled matmul whose operands arrive at run
 time packs each in a dispatch of its own, which IREE distributes as blocks
@@ -207,6 +210,31 @@ def pack_vector_config(config: str, tile_elements: int, budget: int) -> str | No
     return folded if folded != config else None
 
 
+def bounded_pack_config(config: str, tile_elements: int, outer: list[int], budget: int) -> str | None:
+    """`config` (a pack's lowering config; `outer` its result's outer dimensions) with inner vector
+    steps of at most `budget` elements, also on dimensions the common level leaves whole and that
+    hold more; None when nothing changes. Unlike pack_vector_config it folds nothing into the
+    common level."""
+    levels = _levels(config)
+    common = levels.get("vector_common_parallel") if levels else None
+    if common is None or len(common) != len(outer):
+        return None
+    inner = levels.get("vector_inner_parallel", [0] * len(common))
+    if len(inner) != len(common):
+        return None
+    most = max(1, budget // tile_elements)
+    steps = [most if (n > most and n % most == 0) or (c == 0 and n == 0 and extent * tile_elements > budget)
+             else n for c, n, extent in zip(common, inner, outer)]
+    if steps == inner:
+        return None
+    levels["vector_inner_parallel"] = steps
+    return _config(levels)
+
+
+# Native f32 lanes from which packs fold one-tile steps into the common level (measured on AVX-512).
+_FOLDING_LANES = 16
+
+
 def _lanes(func) -> int:
     """f32 lanes of one native vector of the executable target `func` is compiled for (16 on AVX-512)."""
     return _native_vector_bytes(_variant_target(func)) // 4
@@ -246,19 +274,29 @@ class PackVectorTiles(Pass):
     anchor = "builtin.module"
 
     def run(self, module) -> None:
-        """In each function holding a configured linalg.pack: caps the packs' vector steps at a 16x16
-        tile's elements (pack_vector_config) and other ops' inner steps at a native vector (capped_inner_config)."""
+        """In each function holding a configured linalg.pack: caps the packs' vector steps at a native
+        vector's square of elements and other ops' inner steps at a native vector (capped_inner_config).
+
+        With 16 lanes (AVX-512) a pack's one-tile steps fold into the common level (pack_vector_config).
+        With fewer (AVX2), IREE steps the norm-into-matmul dispatch's left-operand pack by one 8x8 tile
+        or, in most compiles, not at all, vectorizing a 16x256 block it then rejects as too large; folding
+        the one-tile step made it do the same. There the packs keep inner steps, one tile where IREE
+        left a dimension whole (bounded_pack_config)."""
         for func, configured in _configured_ops_by_function(module):
             if not any(op.name == "linalg.pack" for op in configured):
                 continue
             lanes = _lanes(func)
             for op in configured:
                 config = str(op.attributes["lowering_config"])
-                if op.name == "linalg.pack":
-                    tile = math.prod(ir.DenseI64ArrayAttr(op.attributes["static_inner_tiles"]))
-                    _set(op, pack_vector_config(config, tile, lanes * lanes))
-                else:
+                if op.name != "linalg.pack":
                     _set(op, capped_inner_config(config, lanes))
+                    continue
+                tiles = list(ir.DenseI64ArrayAttr(op.attributes["static_inner_tiles"]))
+                if lanes >= _FOLDING_LANES:
+                    _set(op, pack_vector_config(config, math.prod(tiles), lanes * lanes))
+                else:
+                    outer = list(op.results[0].type.shape)[:-len(tiles)]
+                    _set(op, bounded_pack_config(config, math.prod(tiles), outer, lanes * lanes))
 
 
 def panel_config(config: str, distribution: list[int]) -> str | None:
