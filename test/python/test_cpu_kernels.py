@@ -254,3 +254,39 @@ def test_the_convolution_kernel_computes_what_iree_does(element, x_shape, window
                                                       b:b + (ow - 1) * stride + 1:stride],
                               w[a // dilation, b // dilation].astype(np.float64)) for a, b in taps)
     np.testing.assert_allclose(got, reference, rtol=1e-4, atol=1e-3)
+
+
+@pytest.mark.parametrize("features, widened", [
+    ("+avx2,+fma,-avx512f,-avx512bf16", True),  # AVX2
+    ("+avx512f,-avx512bf16", True),  # AVX-512 without BF16: the f32 kernel then takes it
+    ("+avx512f,+avx512bf16", False),
+])
+def test_bf16_matmuls_take_f32_operands_where_the_cpu_lacks_bf16_instructions(features, widened):
+    text = _dot(64, 32, 16) + _dot(64, 32, 16, result="bf16").replace("@main", "@bf16_result") \
+        + _dot(64, 32, 16, extra=", algorithm = <lhs_precision_type = bf16, rhs_precision_type = bf16, "
+               "accumulation_type = f32, lhs_component_count = 1, rhs_component_count = 1, "
+               "num_primitive_operations = 1, allow_imprecise_accumulation = false>").replace("@main", "@algorithm")
+    module = _with_targets(text, _target(features))
+    transforms.run(module, "builtin.module(oxla-llvmcpu-widen-bf16-matmuls)")
+    assert not ir.verify(module)
+    dots = {op.parent.attributes["sym_name"].value: [str(v.type) for v in op.operands]
+            for op in ir.ops(module) if op.name == "stablehlo.dot_general"}
+    assert dots["main"] == ["tensor<64x32xf32>", "tensor<32x16xf32>"] if widened else \
+        ["tensor<64x32xbf16>", "tensor<32x16xbf16>"]
+    assert dots["bf16_result"] == ["tensor<64x32xbf16>", "tensor<32x16xbf16>"]  # a bf16 sum is not f32's
+    assert dots["algorithm"] == ["tensor<64x32xbf16>", "tensor<32x16xbf16>"]  # the algorithm says how
+    assert ("stablehlo.optimization_barrier" in ir.to_text(module)) is widened
+
+
+def test_widened_bf16_matmuls_compute_the_same_products_and_skip_the_microkernel():
+    src = _dot(128, 256, 64)
+    avx2 = compile(src, cpu="x86-64-v3")
+    assert "--iree-llvmcpu-enable-ukernels=none" in avx2.flags  # now an f32 contraction
+    assert "--iree-llvmcpu-enable-ukernels=none" not in compile(src, cpu="znver5").flags  # bf16 instructions
+    rng = np.random.default_rng(11)
+    a = rng.standard_normal((128, 256)).astype(ml_dtypes.bfloat16)
+    b = rng.standard_normal((256, 64)).astype(ml_dtypes.bfloat16)
+    expected = a.astype(np.float64) @ b.astype(np.float64)
+    for artifact in (compile(src), compile(src, optimize=False)):  # oxla's choice for the host, and IREE's
+        got = np.asarray(runtime.load(artifact).main(a, b))
+        np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-4)

@@ -21,7 +21,7 @@ from oxla._iree import CapturedStderr, NativeDiagnostics, c_function
 from oxla.diagnostics import Diagnostic, SourceLocation
 from oxla.errors import OxlaError
 from oxla.pipelines.phases import PHASES, hook_boundary, phase_index
-from oxla.pipelines.targets import CONTRACTIONS, Target, resolve
+from oxla.pipelines.targets import CONTRACTIONS, Target, pass_names, resolve
 
 Hook = Union[str, Callable]
 
@@ -346,20 +346,32 @@ def _executable_flags(flags, target: Target) -> tuple[str, ...]:
     return tuple(f for f in flags if prefix and f.startswith(prefix) and not f.startswith(target.chip_flag))
 
 
-def program_flags(module, target: Target, flags=()) -> tuple[str, ...]:
+def program_flags(module, target: Target, flags=(), widened: Callable[[object], bool] = lambda op: False
+                  ) -> tuple[str, ...]:
     """The target's executable flags for this program's contractions (Target.plain_contractions).
 
-    Empty when a contraction takes other operand types, or when the caller's `flags` set them already.
+    Empty when a contraction takes other operand types (unless `widened` says a codegen pass gives it
+    f32 ones), or when the caller's `flags` set them already.
     """
     options, types = target.plain_contractions
     named = {f.split("=")[0] for f in flags}
     if not options or any(o.split("=")[0] in named for o in options):
         return ()
     for op in ir.ops(module):
-        if op.name in CONTRACTIONS and any(
+        if op.name in CONTRACTIONS and not widened(op) and any(
                 str(ir.ShapedType(v.type).element_type) not in types for v in list(op.operands)[:2]):
             return ()
     return options
+
+
+def _widened(target: Target, chip: str, flags, codegen_passes) -> Callable[[object], bool]:
+    """Which contractions oxla-llvmcpu-widen-bf16-matmuls will give f32 operands on this chip."""
+    from oxla.transforms.cpu_kernels import device_features, widenable, widens_bf16
+
+    runs = any("oxla-llvmcpu-widen-bf16-matmuls" in pass_names(p) for _, p in codegen_passes)
+    if runs and widens_bf16(device_features(device_target(target, chip, _executable_flags(flags, target)))):
+        return widenable
+    return lambda op: False
 
 
 def has_complex(module) -> bool:
@@ -509,7 +521,10 @@ def compile(
     all_flags.extend(flag_sets[0][1])
     if opt_level:
         all_flags.append(f"--iree-opt-level={opt_level}")
-    chosen = program_flags(module, tgt, flags) if start == 0 else ()  # contractions are read in StableHLO
+    if start == 0:  # contractions are read in StableHLO
+        chosen = program_flags(module, tgt, flags, _widened(tgt, chip, flags, codegen_passes if optimize else ()))
+    else:
+        chosen = ()
     all_flags.extend(chosen)
     all_flags.extend(flags)
 

@@ -147,6 +147,10 @@ LLVM_CPU_CODEGEN_PASSES = (
     # bit for bit the same); NHWC convolutions with constant kernels run through it as implicit matmuls
     # (the ResNet block 2.10 -> 1.83 ms, the stage transition 1.74 -> 1.42 ms; XLA 2.0 and 1.6 ms); see
     # oxla/transforms/cpu_kernels.py.
+    # On x86-64 CPUs without AVX-512 BF16, bf16 matmuls accumulating in f32 take f32 operands (the same
+    # products and sums): IREE's bf16 microkernel has no other path there (the bf16 GEMM on an AVX2 Zen 3:
+    # 3.4 s -> 37 ms, XLA 51 ms); see oxla/transforms/cpu_kernels.py.
+    ("before:input", "builtin.module(oxla-llvmcpu-widen-bf16-matmuls)"),
     ("before:input", "builtin.module(oxla-llvmcpu-matmul-kernel)"),
     # Register-wide tiles for reductions over outer dimensions (a column sum: 1.35 ms -> 0.18 ms, XLA
     # 0.24 ms); see oxla/transforms/cpu_tiles.py.

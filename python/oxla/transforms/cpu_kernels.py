@@ -132,7 +132,12 @@ class MatmulShape:
 def target_features(module) -> set[str]:
     """The features every executable target of the module's device targets has: empty unless they are all
     x86-64 CPUs."""
-    targets = target_text(module).split("#hal.executable.target<")[1:]
+    return device_features(target_text(module))
+
+
+def device_features(text: str) -> set[str]:
+    """target_features of the printed device targets `text`."""
+    targets = text.split("#hal.executable.target<")[1:]
     found = None
     for t in targets:
         if not (t.startswith('"llvm-cpu"') and 'target_triple = "x86_64' in t):
@@ -633,3 +638,45 @@ class MatmulKernel(Pass):
                 rhs.erase()
         if texts:
             _add_definitions(module, texts)
+
+
+def widens_bf16(features: set[str]) -> bool:
+    """Whether oxla-llvmcpu-widen-bf16-matmuls rewrites for CPUs of these target_features."""
+    return bool(features) and "+avx512bf16" not in features
+
+
+def widenable(op) -> bool:
+    """Whether `op` is a dot or dot_general of two bf16 tensors into f32 with no algorithm attribute."""
+    if op.name not in ("stablehlo.dot", "stablehlo.dot_general") or "algorithm" in op.attributes:
+        return False
+    operands = [_shape(v) for v in list(op.operands)[:2]]
+    result = _shape(op.results[0])
+    return all(o is not None and o[1] == "bf16" for o in operands) and result is not None and result[1] == "f32"
+
+
+@register_pass
+class WidenBf16Matmuls(Pass):
+    """On x86-64 CPUs without AVX-512 BF16, bf16 matmuls that accumulate in f32 take f32 operands."""
+
+    name = "oxla-llvmcpu-widen-bf16-matmuls"
+    anchor = "builtin.module"
+
+    def run(self, module) -> None:
+        """Converts both operands of each such dot to f32: the same products (a bf16 product is exact in
+        f32) and f32 sums. Without the instruction IREE's bf16 microkernel steps one element at a time:
+        the zoo's bf16 GEMM ran 70x slower than XLA on an AVX2 Zen 3 (docs/performance.md). An
+        optimization barrier keeps IREE from folding the converts back into the matmul, whose bf16
+        operands it would then widen element by element in the inner loop (twice the f32 time)."""
+        if not widens_bf16(target_features(module)):
+            return
+        for op in [o for o in ir.ops(module) if widenable(o)]:
+            with ir.InsertionPoint(op), op.location:
+                wide = []
+                for value in list(op.operands)[:2]:
+                    shape = ir.RankedTensorType(value.type).shape
+                    wide.append(ir.Operation.create("stablehlo.convert", operands=[value], results=[
+                        ir.RankedTensorType.get(shape, ir.F32Type.get())]).results[0])
+                barrier = ir.Operation.create("stablehlo.optimization_barrier", operands=wide,
+                                              results=[v.type for v in wide])
+            for index in (0, 1):
+                op.operands[index] = barrier.results[index]
