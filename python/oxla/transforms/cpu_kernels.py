@@ -47,6 +47,12 @@ and `min-multiply-adds`. The ResNet block's 3x3 convolutions take 0.86
 ms each instead of IREE's 1.00-1.05, the stage transition's 3x3 ones
 (stride 2, and 28x28x128) 0.44 and 0.88 ms (f32 results bit for bit
 IREE's). Anything else is left to IREE.
+
+oxla-llvmcpu-widen-bf16-matmuls, run before it: on x86-64 CPUs without
+`+avx512bf16`, a dot of two bf16 operands into f32 takes them converted to
+f32 (exact), so that it runs as an f32 matmul (the f32 kernel on AVX-512,
+IREE's f32 code on AVX2) instead of IREE's bf16 code, which has no fast
+path there.
 """
 
 from __future__ import annotations
@@ -663,8 +669,8 @@ class WidenBf16Matmuls(Pass):
 
     def run(self, module) -> None:
         """Converts both operands of each such dot to f32: the same products (a bf16 product is exact in
-        f32) and f32 sums. Without the instruction IREE's bf16 microkernel steps one element at a time:
-        the zoo's bf16 GEMM ran 70x slower than XLA on an AVX2 Zen 3 (docs/performance.md). An
+        f32) and f32 sums. Without the instructions IREE's bf16 matmul code is slow: the zoo's bf16
+        GEMM ran 70x slower than XLA on an AVX2 Zen 3 (docs/performance.md). An
         optimization barrier keeps IREE from folding the converts back into the matmul, whose bf16
         operands it would then widen element by element in the inner loop (twice the f32 time)."""
         if not widens_bf16(target_features(module)):
