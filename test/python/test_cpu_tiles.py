@@ -1,7 +1,8 @@
 """oxla-llvmcpu-outer-reduction-tiles: reductions over outer dimensions get register-wide tiles and stay exact.
 oxla-llvmcpu-pack-vector-tiles: dispatches that data-tile keep their vector steps within native vectors.
 oxla-llvmcpu-pack-panels: stand-alone operand packs give each workgroup whole rows of their source.
-oxla-llvmcpu-mmt4d-register-tiles: f32 matmul dispatches step 8 rows of two column tiles."""
+oxla-llvmcpu-mmt4d-register-tiles: f32 matmul dispatches step 8 rows of two column tiles.
+oxla-llvmcpu-conv-register-tiles: f32 convolutions step whole vectors of features."""
 
 import re
 
@@ -12,8 +13,8 @@ import pytest
 from oxla import ir, runtime, transforms
 from oxla.pipelines import compile
 from oxla.transforms.cpu_tiles import (
-    _vector_shape, bounded_pack_config, capped_inner_config, outer_reduction_config, pack_vector_config,
-    panel_config, register_tile_config,
+    _iterators, _vector_shape, bounded_pack_config, capped_inner_config, conv_register_config,
+    outer_reduction_config, pack_vector_config, panel_config, register_tile_config,
 )
 
 _MLIR = {np.float32: "f32", np.float64: "f64", np.int32: "i32"}
@@ -368,3 +369,61 @@ def test_register_tiles_leave_microkernels_and_small_matmuls_alone():
     assert _mmt4d_steps(with_ukernels) == ["vector_common_parallel = [1, 1, 0, 16, 16, 0]"]
     small = compile(_gemm(256, 128, 64), compile_to="executable-configurations", cpu=CPU)  # 2^21 multiply-adds
     assert _mmt4d_steps(small) == ["vector_common_parallel = [1, 1, 0, 16, 16, 0]"]
+
+
+_CONV_STEPS = "distribution = [0, 4, 56, 64, 0, 0, 0], vector_common_parallel = [1, 1, {}, 0, 0, 0], " \
+              "vector_reduction = [0, 0, 0, 0, 1, 1, {}]"
+
+
+@pytest.mark.parametrize("steps, channels, lanes, expected", [
+    ("4, 4", 8, 8, _CONV_STEPS.format("4, 16", 1)),  # IREE's AVX2 steps: half a vector of features
+    ("8, 16", 8, 16, None),  # IREE's AVX-512 steps: a whole vector
+    ("4, 8", 8, 8, None),  # a whole AVX2 vector
+])
+def test_conv_steps_narrower_than_a_vector_take_two_vectors_of_features(steps, channels, lanes, expected):
+    config = _lc(_CONV_STEPS.format(steps, channels))
+    assert conv_register_config(config, lanes) == (_lc(expected) if expected else None)
+
+
+@pytest.mark.parametrize("config", [
+    "distribution = [0, 4, 54, 64, 0, 0, 0], vector_common_parallel = [1, 1, 4, 4, 0, 0, 0], "
+    "vector_reduction = [0, 0, 0, 0, 1, 1, 8]",  # 54 pixels: not whole steps of 4
+    "distribution = [0, 4, 56, 24, 0, 0, 0], vector_common_parallel = [1, 1, 4, 4, 0, 0, 0], "
+    "vector_reduction = [0, 0, 0, 0, 1, 1, 8]",  # 24 features: not whole steps of 16
+    "distribution = [0, 4, 56, 64, 0, 0], vector_common_parallel = [1, 1, 4, 4, 0, 0], "
+    "vector_reduction = [0, 0, 0, 0, 1, 1]",  # six loops: a depthwise convolution
+])
+def test_conv_steps_that_do_not_divide_are_left_to_iree(config):
+    assert conv_register_config(_lc(config), 8) is None
+
+
+_CONV = """
+func.func @main(%x: tensor<1x56x56x64xf32>, %w: tensor<3x3x64x64xf32>) -> tensor<1x56x56x64xf32> {
+  %0 = stablehlo.convolution(%x, %w) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [1, 1], pad = [[1, 1], [1, 1]]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x56x56x64xf32>, tensor<3x3x64x64xf32>) -> tensor<1x56x56x64xf32>
+  return %0 : tensor<1x56x56x64xf32>
+}
+"""
+
+
+def _conv_steps(module) -> list[str]:
+    found = []
+    ir.walk(module, lambda op: found.append(re.search(r"vector_common_parallel = \[[^\]]*\]",
+                                                      str(op.attributes["lowering_config"])).group(0))
+            if op.name == "linalg.generic" and "lowering_config" in op.attributes and len(_iterators(op)) == 7
+            else None)
+    return found
+
+
+def test_avx2_convolutions_step_whole_vectors_and_stay_exact():
+    avx2 = compile(_CONV, compile_to="executable-configurations", cpu="x86-64-v3")
+    assert _conv_steps(avx2) == ["vector_common_parallel = [1, 1, 4, 16, 0, 0, 0]"]
+    raw = compile(_CONV, compile_to="executable-configurations", cpu="x86-64-v3", optimize=False)
+    assert _conv_steps(raw) == ["vector_common_parallel = [1, 1, 4, 4, 0, 0, 0]"]  # IREE's own: the case arises
+    wide = compile(_CONV, compile_to="executable-configurations", cpu=CPU, disable_passes=["oxla-llvmcpu-matmul-kernel"])
+    assert _conv_steps(wide) == ["vector_common_parallel = [1, 1, 8, 16, 0, 0, 0]"]  # AVX-512: IREE's
+    rng = np.random.default_rng(13)
+    x = rng.standard_normal((1, 56, 56, 64)).astype(np.float32)
+    w = rng.standard_normal((3, 3, 64, 64)).astype(np.float32)
+    got = np.asarray(runtime.load(compile(_CONV)).main(x, w))
+    iree = np.asarray(runtime.load(compile(_CONV, disable_passes=["oxla-llvmcpu-conv-register-tiles"])).main(x, w))
+    np.testing.assert_array_equal(got, iree)  # the same sums in the same order

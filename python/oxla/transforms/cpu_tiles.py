@@ -61,6 +61,15 @@ gets twice as many when that fits); a 64-tile block is past what IREE
 accepts. With element-wise consumers the cap is MAX_FUSED_TILES: LLVM
 takes long over their larger blocks (the MLP compiled in 1.2-1.4 s
 instead of 0.55-0.6 s at 8 tiles). Run after `executable-configurations`.
+
+oxla-llvmcpu-conv-register-tiles: IREE steps an f32 NHWC convolution on
+AVX-512 by 8 output pixels of 16 features (one vector) per step, but on AVX2
+by 4 pixels of 4 features, half a vector: the ResNet block's 3x3
+convolutions took 10-11 ms each there, against XLA's 3.4 ms. Where a
+convolution's feature step is narrower than a native vector, the pass
+steps 4 pixels of two vectors' features (8 accumulators) and one input
+channel at a time: 2.9-3.2 ms (docs/performance.md). Run after
+`executable-configurations`.
 """
 
 from __future__ import annotations
@@ -432,3 +441,48 @@ def _steps_with_mmt4d(op) -> bool:
     if op.name == "linalg.generic":
         return all(kind == "parallel" for kind in _iterators(op))
     return op.name in _ALONGSIDE_MMT4D
+
+
+# One step of an f32 convolution whose feature step is under a native vector: this many output pixels
+# of CONV_STEP_VECTORS vectors of features, one input channel (AVX2: 4 x 16, 8 accumulators; 8 x 8
+# and 4 x 8 ran slower, 8 x 16 spilled).
+CONV_STEP_PIXELS = 4
+CONV_STEP_VECTORS = 2
+_CONV_LOOPS = ["parallel"] * 4 + ["reduction"] * 3  # n, oh, ow, f; kh, kw, c
+
+
+def conv_register_config(config: str, lanes: int) -> str | None:
+    """`config` (a 2-D NHWC convolution's, over n, oh, ow, f, kh, kw, c) stepping CONV_STEP_PIXELS pixels
+    of CONV_STEP_VECTORS vectors of `lanes` features and one channel, when its feature step is narrower
+    than a vector and its workgroup tile divides into those steps; else None."""
+    levels = _levels(config)
+    if not levels or any(len(levels.get(name, ())) != 7 for name in
+                         ("distribution", "vector_common_parallel", "vector_reduction")):
+        return None
+    pixels, features = levels["distribution"][2:4]
+    width = CONV_STEP_VECTORS * lanes
+    if levels["vector_common_parallel"][3] >= lanes or pixels % CONV_STEP_PIXELS or features % width:
+        return None
+    levels["vector_common_parallel"] = [1, 1, CONV_STEP_PIXELS, width, 0, 0, 0]
+    levels["vector_reduction"] = [0, 0, 0, 0, 1, 1, 1]
+    return _config(levels)
+
+
+@register_pass
+class ConvRegisterTiles(Pass):
+    """Steps f32 convolutions by whole vectors of output features where IREE steps parts of one (AVX2)."""
+
+    name = "oxla-llvmcpu-conv-register-tiles"
+    anchor = "builtin.module"
+
+    def run(self, module) -> None:
+        """Rewrites the steps of each f32 convolution compiled by IREE's ConvTileAndDecomposeExpert
+        (conv_register_config)."""
+        for func, configured in _configured_ops_by_function(module):
+            info = func.attributes["translation_info"] if "translation_info" in func.attributes else None
+            if info is None or "ConvTileAndDecomposeExpert" not in str(info):
+                continue
+            for op in configured:
+                if op.name == "linalg.generic" and _iterators(op) == _CONV_LOOPS and \
+                        str(ir.ShapedType(op.results[0].type).element_type) == "f32":
+                    _set(op, conv_register_config(str(op.attributes["lowering_config"]), _lanes(func)))
