@@ -2,7 +2,8 @@
 oxla-llvmcpu-pack-vector-tiles: dispatches that data-tile keep their vector steps within native vectors.
 oxla-llvmcpu-pack-panels: stand-alone operand packs give each workgroup whole rows of their source.
 oxla-llvmcpu-mmt4d-register-tiles: f32 matmul dispatches step 8 rows of two column tiles.
-oxla-llvmcpu-conv-register-tiles: f32 convolutions step whole vectors of features."""
+oxla-llvmcpu-conv-register-tiles: f32 convolutions step whole vectors of features.
+oxla-llvmcpu-row-reduction-steps: stand-alone row reductions step one row at a time on AVX2."""
 
 import re
 
@@ -14,7 +15,7 @@ from oxla import ir, runtime, transforms
 from oxla.pipelines import compile
 from oxla.transforms.cpu_tiles import (
     _iterators, _vector_shape, bounded_pack_config, capped_inner_config, conv_register_config,
-    outer_reduction_config, pack_vector_config, panel_config, register_tile_config,
+    outer_reduction_config, pack_vector_config, panel_config, register_tile_config, row_reduction_config,
 )
 
 _MLIR = {np.float32: "f32", np.float64: "f64", np.int32: "i32"}
@@ -427,3 +428,27 @@ def test_avx2_convolutions_step_whole_vectors_and_stay_exact():
     got = np.asarray(runtime.load(compile(_CONV)).main(x, w))
     iree = np.asarray(runtime.load(compile(_CONV, disable_passes=["oxla-llvmcpu-conv-register-tiles"])).main(x, w))
     np.testing.assert_array_equal(got, iree)  # the same sums in the same order
+
+
+@pytest.mark.parametrize("config, lanes, extent, expected", [
+    ("distribution = [32, 0], vector_common_parallel = [8, 0], vector_reduction = [0, 8]", 8, 1024,
+     "distribution = [32, 0], vector_common_parallel = [1, 0], vector_reduction = [0, 32]"),  # IREE's AVX2 steps
+    ("distribution = [32, 0], vector_common_parallel = [8, 0], vector_reduction = [0, 8]", 8, 1000, None),  # ragged
+    ("distribution = [32, 0], vector_common_parallel = [1, 0], vector_reduction = [0, 32]", 8, 1024, None),  # done
+    ("distribution = [32, 0, 0], vector_common_parallel = [8, 0, 0], vector_reduction = [0, 0, 8]", 8, 1024, None),
+])
+def test_row_reductions_step_one_row_of_four_vectors(config, lanes, extent, expected):
+    assert row_reduction_config(_lc(config), lanes, extent) == (_lc(expected) if expected else None)
+
+
+def test_avx2_row_sums_step_one_row_and_stay_close():
+    src = _reduce((4096, 1024), (1,), np.float32)
+    avx2 = ir.to_text(compile(src, compile_to="executable-configurations", cpu="x86-64-v3"))
+    assert "vector_common_parallel = [1, 0], vector_reduction = [0, 32]" in avx2
+    raw = ir.to_text(compile(src, compile_to="executable-configurations", cpu="x86-64-v3", optimize=False))
+    assert "vector_common_parallel = [8, 0], vector_reduction = [0, 8]" in raw  # IREE's own: the case arises
+    wide = ir.to_text(compile(src, compile_to="executable-configurations", cpu=CPU))
+    assert "vector_common_parallel = [8, 0], vector_reduction = [0, 16]" in wide  # AVX-512: IREE's
+    x = np.random.default_rng(17).standard_normal((4096, 1024)).astype(np.float32)
+    got = np.asarray(runtime.load(compile(src)).main(x))
+    np.testing.assert_allclose(got, x.astype(np.float64).sum(axis=1), rtol=1e-5, atol=1e-4)
