@@ -368,10 +368,14 @@ def _widened(target: Target, chip: str, flags, codegen_passes) -> Callable[[obje
     """Which contractions oxla-llvmcpu-widen-bf16-matmuls will give f32 operands on this chip."""
     from oxla.transforms.cpu_kernels import device_features, widenable, widens_bf16
 
-    runs = any("oxla-llvmcpu-widen-bf16-matmuls" in pass_names(p) for _, p in codegen_passes)
-    if runs and widens_bf16(device_features(device_target(target, chip, _executable_flags(flags, target)))):
-        return widenable
-    return lambda op: False
+    if not any("oxla-llvmcpu-widen-bf16-matmuls" in pass_names(p) for _, p in codegen_passes):
+        return lambda op: False
+
+    @functools.cache
+    def chip_widens() -> bool:  # resolved only for a program that has such a dot
+        return widens_bf16(device_features(device_target(target, chip, _executable_flags(flags, target))))
+
+    return lambda op: widenable(op) and chip_widens()
 
 
 def has_complex(module) -> bool:

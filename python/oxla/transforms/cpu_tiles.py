@@ -248,8 +248,9 @@ def bounded_pack_config(config: str, tile_elements: int, outer: list[int], budge
     return _config(levels)
 
 
-# Native f32 lanes from which packs fold one-tile steps into the common level (measured on AVX-512).
-_FOLDING_LANES = 16
+# Native f32 lanes of the AVX-512 CPUs the defaults were measured on: packs fold one-tile steps into the
+# common level from there, and the passes for narrower vectors (AVX2) act below it.
+_AVX512_LANES = 16
 
 
 def _lanes(func) -> int:
@@ -309,7 +310,7 @@ class PackVectorTiles(Pass):
                     _set(op, capped_inner_config(config, lanes))
                     continue
                 tiles = list(ir.DenseI64ArrayAttr(op.attributes["static_inner_tiles"]))
-                if lanes >= _FOLDING_LANES:
+                if lanes >= _AVX512_LANES:
                     _set(op, pack_vector_config(config, math.prod(tiles), lanes * lanes))
                 else:
                     outer = list(op.results[0].type.shape)[:-len(tiles)]
@@ -528,7 +529,7 @@ class RowReductionSteps(Pass):
         for func, configured in _configured_ops_by_function(module):
             lanes = _lanes(func)
             reductions = [op for op in configured if op.name == "linalg.generic"]
-            if lanes >= _FOLDING_LANES or len(reductions) != 1 or len(configured) > 2 or \
+            if lanes >= _AVX512_LANES or len(reductions) != 1 or len(configured) > 2 or \
                     any(op.name not in ("linalg.generic", "linalg.fill") for op in configured):
                 continue
             op = reductions[0]
