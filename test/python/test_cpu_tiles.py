@@ -1,4 +1,5 @@
-"""oxla-llvmcpu-outer-reduction-tiles: reductions over outer dimensions get register-wide tiles and stay exact.
+"""oxla-llvmcpu-outer-reduction-tiles: reductions over outer dimensions get register-wide tiles (on AVX2,
+chunks of rows) and stay exact.
 oxla-llvmcpu-pack-vector-tiles: dispatches that data-tile keep their vector steps within native vectors.
 oxla-llvmcpu-pack-panels: stand-alone operand packs give each workgroup whole rows of their source.
 oxla-llvmcpu-mmt4d-register-tiles: f32 matmul dispatches step 8 rows of two column tiles.
@@ -14,8 +15,8 @@ import pytest
 from oxla import ir, runtime, transforms
 from oxla.pipelines import compile
 from oxla.transforms.cpu_tiles import (
-    _iterators, _vector_shape, bounded_pack_config, capped_inner_config, conv_register_config,
-    outer_reduction_config, pack_vector_config, panel_config, register_tile_config, row_reduction_config,
+    CHUNK_ROWS, _iterators, _vector_shape, bounded_pack_config, capped_inner_config,
+    chunked_outer_reduction_levels, conv_register_config, outer_reduction_config, pack_vector_config, panel_config, register_tile_config, row_reduction_config,
 )
 
 _MLIR = {np.float32: "f32", np.float64: "f64", np.int32: "i32"}
@@ -68,9 +69,60 @@ def test_outer_reductions_compute_what_numpy_does(shape, dims, dtype, body, prod
         np.testing.assert_allclose(got, expected, rtol=1e-5 if dtype == np.float32 else 1e-12, atol=1e-3)
 
 
-def _configs(src: str) -> list[str]:
-    """The lowering configs the pass sets on `src` compiled to linalg (global-optimization)."""
-    module = compile(src, compile_to="global-optimization", cpu=CPU)
+AVX2 = "x86-64-v3"  # runs on any host these tests run on (AVX2 or AVX-512)
+CHUNKED_CASES = [  # shape, reduced dims, dtype, body: each divides into chunks of rows on AVX2
+    ((4096, 1024), (0,), np.float32, "add"),
+    ((32, 96), (0,), np.float64, "add"),  # three 32-wide f64 steps: a 96-wide strip
+    ((48, 8, 128), (0,), np.float32, "maximum"),  # a parallel dimension between
+    ((64, 640), (0,), np.int32, "add"),  # ten 64-wide steps: strips of five
+]
+
+
+@pytest.mark.parametrize("shape, dims, dtype, body", CHUNKED_CASES)
+@pytest.mark.parametrize("device", ["local-sync", "local-task"])
+def test_outer_reductions_chunked_on_avx2_compute_what_numpy_does(shape, dims, dtype, body, device):
+    (config,) = _configs(_reduce(shape, dims, dtype, body), cpu=AVX2)
+    assert "cache_reduction" in config
+    artifact = compile(_reduce(shape, dims, dtype, body), cpu=AVX2)
+    rng = np.random.default_rng(shape[-1])
+    x = (rng.integers(-50, 50, shape) if dtype == np.int32 else rng.standard_normal(shape)).astype(dtype)
+    got = np.asarray(runtime.load(artifact, device=device).main(x))
+    expected = x.astype(np.float64).sum(axis=dims) if body == "add" else x.max(axis=dims)
+    if dtype == np.int32:
+        np.testing.assert_array_equal(got, expected.astype(np.int32))
+    else:
+        np.testing.assert_allclose(got, expected, rtol=1e-5 if dtype == np.float32 else 1e-12, atol=1e-3)
+
+
+def test_avx2_column_sums_add_chunks_of_rows_in_half_register_file_steps():
+    (column,) = _configs(_reduce((4096, 1024), (0,), np.float32), cpu=AVX2)
+    for level in ("distribution = [512, 0]", f"cache_reduction = [0, {CHUNK_ROWS}]",
+                  "vector_common_parallel = [64, 0]", "vector_reduction = [0, 1]"):
+        assert level in column
+    (middle,) = _configs(_reduce((48, 8, 128), (0,), np.float32, "maximum"), cpu=AVX2)
+    assert "distribution = [1, 128, 0]" in middle and "cache_reduction = [0, 0, 16]" in middle
+    # not whole chunks of rows, not whole steps, two reduction dimensions: the register-wide strip
+    for shape, dims in (((300, 1024), (0,)), ((64, 1000), (0,)), ((32, 32, 128), (0, 1))):
+        (strip,) = _configs(_reduce(shape, dims, np.float32), cpu=AVX2)
+        assert "cache_reduction" not in strip and "vector_common_parallel = [128" in strip
+
+
+@pytest.mark.parametrize("iterators, extents, inner, step, expected", [
+    (["parallel", "reduction"], [1024, 4096], 0, 64,
+     "distribution = [512, 0], cache_reduction = [0, 16], vector_common_parallel = [64, 0], vector_reduction = [0, 1]"),
+    (["parallel", "reduction"], [192, 32], 0, 64,
+     "distribution = [192, 0], cache_reduction = [0, 16], vector_common_parallel = [64, 0], vector_reduction = [0, 1]"),
+    (["parallel", "reduction"], [1024, 40], 0, 64, None),  # 40 rows are no whole chunks
+    (["parallel", "reduction"], [100, 64], 0, 64, None),  # 100 columns are no whole steps
+    (["parallel", "reduction", "reduction"], [128, 16, 16], 0, 64, None),
+])
+def test_chunked_levels(iterators, extents, inner, step, expected):
+    assert chunked_outer_reduction_levels(iterators, extents, inner, step) == expected
+
+
+def _configs(src: str, cpu: str = CPU) -> list[str]:
+    """The lowering configs the pass sets on `src` compiled to linalg (global-optimization) for `cpu`."""
+    module = compile(src, compile_to="global-optimization", cpu=cpu)
     transforms.run(module, "builtin.module(oxla-llvmcpu-outer-reduction-tiles)")
     found = []
     ir.walk(module, lambda op: found.append(str(op.attributes["compilation_info"]))
