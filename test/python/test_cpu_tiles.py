@@ -428,14 +428,15 @@ _CONV_STEPS = "distribution = [0, 4, 56, 64, 0, 0, 0], vector_common_parallel = 
               "vector_reduction = [0, 0, 0, 0, 1, 1, {}]"
 
 
-@pytest.mark.parametrize("steps, channels, lanes, expected", [
-    ("4, 4", 8, 8, _CONV_STEPS.format("4, 16", 1)),  # IREE's AVX2 steps: half a vector of features
-    ("8, 16", 8, 16, None),  # IREE's AVX-512 steps: a whole vector
-    ("4, 8", 8, 8, None),  # a whole AVX2 vector
+@pytest.mark.parametrize("steps, lanes, channels, expected", [
+    ("4, 4", 8, 64, _CONV_STEPS.format("4, 16", 4)),  # IREE's AVX2 steps: half a vector of features
+    ("4, 4", 8, 6, _CONV_STEPS.format("4, 16", 1)),  # channels that four do not divide: one at a time
+    ("8, 16", 16, 64, None),  # IREE's AVX-512 steps: a whole vector
+    ("4, 8", 8, 64, None),  # a whole AVX2 vector
 ])
-def test_conv_steps_narrower_than_a_vector_take_two_vectors_of_features(steps, channels, lanes, expected):
-    config = _lc(_CONV_STEPS.format(steps, channels))
-    assert conv_register_config(config, lanes) == (_lc(expected) if expected else None)
+def test_conv_steps_narrower_than_a_vector_take_two_vectors_of_features(steps, lanes, channels, expected):
+    config = _lc(_CONV_STEPS.format(steps, 8))
+    assert conv_register_config(config, lanes, channels) == (_lc(expected) if expected else None)
 
 
 @pytest.mark.parametrize("config", [
@@ -447,7 +448,7 @@ def test_conv_steps_narrower_than_a_vector_take_two_vectors_of_features(steps, c
     "vector_reduction = [0, 0, 0, 0, 1, 1]",  # six loops: a depthwise convolution
 ])
 def test_conv_steps_that_do_not_divide_are_left_to_iree(config):
-    assert conv_register_config(_lc(config), 8) is None
+    assert conv_register_config(_lc(config), 8, 64) is None
 
 
 _CONV = """
@@ -470,6 +471,7 @@ def _conv_steps(module) -> list[str]:
 def test_avx2_convolutions_step_whole_vectors_and_stay_exact():
     avx2 = compile(_CONV, compile_to="executable-configurations", cpu="x86-64-v3")
     assert _conv_steps(avx2) == ["vector_common_parallel = [1, 1, 4, 16, 0, 0, 0]"]
+    assert "vector_reduction = [0, 0, 0, 0, 1, 1, 4]" in ir.to_text(avx2)  # four of the 64 channels a step
     raw = compile(_CONV, compile_to="executable-configurations", cpu="x86-64-v3", optimize=False)
     assert _conv_steps(raw) == ["vector_common_parallel = [1, 1, 4, 4, 0, 0, 0]"]  # IREE's own: the case arises
     wide = compile(_CONV, compile_to="executable-configurations", cpu=CPU, disable_passes=["oxla-llvmcpu-matmul-kernel"])
