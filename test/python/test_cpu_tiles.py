@@ -16,7 +16,8 @@ from oxla import ir, runtime, transforms
 from oxla.pipelines import compile
 from oxla.transforms.cpu_tiles import (
     CHUNK_ROWS, _iterators, _vector_shape, bounded_pack_config, capped_inner_config,
-    chunked_outer_reduction_levels, conv_register_config, outer_reduction_config, pack_vector_config, panel_config, register_tile_config, row_reduction_config,
+    chunked_outer_reduction_levels, conv_register_config, outer_reduction_config, pack_vector_config,
+    panel_config, register_tile_config, row_reduction_config,
 )
 
 _MLIR = {np.float32: "f32", np.float64: "f64", np.int32: "i32"}

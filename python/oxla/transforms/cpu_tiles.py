@@ -155,7 +155,8 @@ def chunked_outer_reduction_levels(iterators: list[str], extents: list[int], inn
     per chunk) adds its rows one by one; None when the loops do not divide into such steps."""
     reductions = [d for d, it in enumerate(iterators) if it == "reduction"]
     columns = extents[inner] // step if extents[inner] % step == 0 else 0
-    if len(reductions) != 1 or extents[reductions[0]] % CHUNK_ROWS or not columns:
+    rows = extents[reductions[0]] if len(reductions) == 1 else 0
+    if rows <= 0 or rows % CHUNK_ROWS or not columns:
         return None
     steps = max(n for n in range(1, CHUNK_STEPS + 1) if columns % n == 0)
     kept = [1 if it == "parallel" else 0 for it in iterators]
@@ -301,7 +302,6 @@ def bounded_pack_config(config: str, tile_elements: int, outer: list[int], budge
         return None
     levels["vector_inner_parallel"] = steps
     return _config(levels)
-
 
 
 def _lanes(func) -> int:
@@ -506,7 +506,7 @@ def _steps_with_mmt4d(op) -> bool:
 # One step of an f32 convolution whose feature step is under a native vector: this many output pixels
 # of CONV_STEP_VECTORS vectors of features, one input channel (AVX2: 4 x 16, 8 accumulators; 8 x 8
 # and 4 x 8 ran slower, 8 x 16 spilled); the reduction loop steps CONV_STEP_CHANNELS channels, in
-# order, where they divide the input's (8 ran within noise of 4; both 8-20% faster than 1).
+# order, where they divide the input's (8 ran within noise of 4; both 7-20% faster than 1).
 CONV_STEP_PIXELS = 4
 CONV_STEP_VECTORS = 2
 CONV_STEP_CHANNELS = 4
@@ -527,7 +527,8 @@ def conv_register_config(config: str, lanes: int, channels: int) -> str | None:
     if levels["vector_common_parallel"][3] >= lanes or pixels % CONV_STEP_PIXELS or features % width:
         return None
     levels["vector_common_parallel"] = [1, 1, CONV_STEP_PIXELS, width, 0, 0, 0]
-    levels["vector_reduction"] = [0, 0, 0, 0, 1, 1, 1 if channels % CONV_STEP_CHANNELS else CONV_STEP_CHANNELS]
+    whole = channels > 0 and channels % CONV_STEP_CHANNELS == 0
+    levels["vector_reduction"] = [0, 0, 0, 0, 1, 1, CONV_STEP_CHANNELS if whole else 1]
     return _config(levels)
 
 
