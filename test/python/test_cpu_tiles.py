@@ -16,8 +16,8 @@ from oxla import ir, runtime, transforms
 from oxla.pipelines import compile
 from oxla.transforms.cpu_tiles import (
     CHUNK_ROWS, _iterators, _vector_shape, bounded_pack_config, capped_inner_config,
-    chunked_outer_reduction_levels, conv_register_config, outer_reduction_config, pack_vector_config,
-    panel_config, register_tile_config, row_reduction_config,
+    chunked_outer_reduction_levels, column_tile_rows, conv_register_config, outer_reduction_config,
+    pack_vector_config, panel_config, register_tile_config, row_of_tiles_config, row_reduction_config,
 )
 
 _MLIR = {np.float32: "f32", np.float64: "f64", np.int32: "i32"}
@@ -275,10 +275,50 @@ def test_norm_feeding_a_matmul_compiles_with_the_passes_on_avx2():
     # IREE configures the dispatch two ways; in most compiles it vectorizes the pack of the norm's result
     # as one 16x256 block and rejects it, and the compile fell back to running without oxla's passes.
     for _ in range(3):
-        module = compile(_NORM_MATMUL, compile_to="executable-configurations", cpu="x86-64-v3")
-        packs = [config for tile, config in _pack_steps(module) if tile == 64]  # the 8x8-tiled left operand
+        module = compile(_NORM_MATMUL, compile_to="executable-configurations", cpu=AVX2)
+        packs = [config for tile, config in _pack_steps(module) if tile == 64]  # the 8x8-tiled accumulator
         assert packs and all("vector_inner_parallel = [0, 1]" in config for config in packs), packs
-    assert compile(_NORM_MATMUL, cpu="x86-64-v3").codegen_passes
+    assert compile(_NORM_MATMUL, cpu=AVX2).codegen_passes
+
+
+def _norm_dispatch_packs(module) -> list:
+    """The linalg.pack ops of the norm's dispatch (the one that reduces), in order."""
+    funcs = []
+    ir.walk(module, lambda op: funcs.append(op) if op.name == "func.func" and "reduction" in
+            str(op.attributes["sym_name"]) else None)
+    packs = []
+    ir.walk(funcs[0], lambda op: packs.append(op) if op.name == "linalg.pack" else None)
+    return packs
+
+
+def test_avx2_norm_dispatch_steps_its_column_pack_and_vectors_stay_small(tmp_path):
+    # IREE steps only a dispatch's last pack below the workgroup; the norm's [8, 1] column pack came
+    # first and vectorized as one 8x256 transpose (2048-lane shuffles LLVM takes seconds over).
+    raw = compile(_NORM_MATMUL, compile_to="executable-configurations", cpu=AVX2, optimize=False)
+    assert [column_tile_rows(op) for op in _norm_dispatch_packs(raw)] == [8, 0]  # the case arises
+    module = compile(_NORM_MATMUL, compile_to="executable-configurations", cpu=AVX2)
+    assert [column_tile_rows(op) for op in _norm_dispatch_packs(module)] == [0, 8]
+    assert "distribution = [8, 0]" in ir.to_text(module)  # one row of tiles per workgroup
+    artifact = compile(_NORM_MATMUL, cpu=AVX2, flags=[f"--iree-hal-dump-executable-intermediates-to={tmp_path}"])
+    widths = [int(n) for path in tmp_path.glob("*.optimized.ll") for n in re.findall(r"<(\d+) x float>", path.read_text())]
+    assert widths and max(widths) <= 256, max(widths)
+    rng = np.random.default_rng(17)
+    x0, b, w = (rng.standard_normal(s).astype(np.float32) for s in ((128, 256), (256,), (256, 256)))
+    got = np.asarray(runtime.load(artifact).main(x0, b, w))
+    x = x0.astype(np.float64) + b
+    c = x - x.mean(axis=1, keepdims=True)
+    expected = (c / np.sqrt((c * c).mean(axis=1, keepdims=True))) @ w + x
+    np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-3)
+
+
+@pytest.mark.parametrize("config, rows, expected", [
+    ("distribution = [16, 0], vector_common_parallel = [8, 0]", 8, "distribution = [8, 0], vector_common_parallel = [8, 0]"),
+    ("distribution = [8, 0], vector_common_parallel = [8, 0]", 8, None),  # one row of tiles already
+    ("distribution = [12, 0], vector_common_parallel = [4, 0]", 8, None),  # no whole tiles
+    ("distribution = [16, 8, 0], vector_common_parallel = [8, 8, 0]", 8, None),  # not 2-D
+])
+def test_row_of_tiles(config, rows, expected):
+    assert row_of_tiles_config(_lc(config), rows) == (_lc(expected) if expected else None)
 
 
 @pytest.mark.parametrize("config, distribution, expected", [

@@ -335,6 +335,60 @@ def _set(op, config: str | None) -> None:
         op.attributes["lowering_config"] = ir.Attribute.parse(config, context=ir.context())
 
 
+def column_tile_rows(op) -> int:
+    """R for a linalg.pack of a 2-D tensor into [R, 1] tiles in order (each tile a column of R rows, so
+    its vectors transpose rows into columns), else 0."""
+    tiles = list(ir.DenseI64ArrayAttr(op.attributes["static_inner_tiles"]))
+    positions = list(ir.DenseI64ArrayAttr(op.attributes["inner_dims_pos"]))
+    perm = [0, 1]
+    if "outer_dims_perm" in op.attributes:
+        perm = list(ir.DenseI64ArrayAttr(op.attributes["outer_dims_perm"]))
+    in_order = positions == [0, 1] and perm == [0, 1]
+    return tiles[0] if in_order and len(tiles) == 2 and tiles[1] == 1 < tiles[0] else 0
+
+
+def row_of_tiles_config(config: str, rows: int) -> str | None:
+    """`config` (a 2-D root's) with workgroups of `rows` rows where they hold a larger multiple, else None."""
+    levels = _levels(config)
+    distribution = levels.get("distribution") if levels else None
+    if not distribution or len(distribution) != 2 or distribution[0] <= rows or distribution[0] % rows:
+        return None
+    distribution[0] = rows
+    return _config(levels)
+
+
+def _column_pack_last(configured) -> None:
+    """In a dispatch with two packs, the first of column tiles, the second not: moves the column pack
+    last and gives the workgroup one row of its tiles (row_of_tiles_config), where that is safe.
+
+    IREE steps only a dispatch's last pack below the workgroup. Left whole, a column pack vectorizes as
+    one transpose of the workgroup's rows: 8x256 on the transformer block's norm, whose 2048-lane shuffles
+    took LLVM's VectorCombine 1.9 s. Stepped instead, its 8x8 transposes are cheap, and the other pack,
+    left whole over one row of tiles, only moves whole vectors (docs/performance.md)."""
+    packs = [op for op in configured if op.name == "linalg.pack"]
+    roots = [op for op in configured if "distribution" in str(op.attributes["lowering_config"])]
+    if len(packs) != 2 or len(roots) != 1 or column_tile_rows(packs[1]):
+        return
+    column, other = packs
+    rows = column_tile_rows(column)
+    config = row_of_tiles_config(str(roots[0].attributes["lowering_config"]), rows) if rows else None
+    if config is None or _used_before(column, other):
+        return
+    _set(roots[0], config)
+    column.operation.move_after(other.operation)
+
+
+def _used_before(op, later) -> bool:
+    """Whether moving `op` after `later` would break dominance: `later` does not follow it in its block,
+    or an op up to `later` uses its results."""
+    ops = [o.operation for o in op.operation.block.operations]
+    first = ops.index(op.operation)
+    last = ops.index(later.operation) if later.operation in ops else -1
+    results = list(op.operation.results)
+    return last <= first or any(value == result for o in ops[first + 1:last + 1]
+                                for value in o.operands for result in results)
+
+
 @register_pass
 class PackVectorTiles(Pass):
     """Keeps the vector steps of data-tiling dispatches within native vectors (4096-lane ones compile for seconds)."""
@@ -347,14 +401,16 @@ class PackVectorTiles(Pass):
         vector's square of elements and other ops' inner steps at a native vector (capped_inner_config).
 
         With 16 lanes (AVX-512) a pack's one-tile steps fold into the common level (pack_vector_config).
-        With fewer (AVX2), IREE steps the norm-into-matmul dispatch's left-operand pack by one 8x8 tile
-        or, in most compiles, not at all, vectorizing a 16x256 block it then rejects as too large; folding
+        With fewer (AVX2), IREE steps the norm-into-matmul dispatch's 8x8 pack (of the residual, the
+        matmul's accumulator) by one tile or, in most compiles, not at all, vectorizing a 16x256 block it then rejects as too large; folding
         the one-tile step made it do the same. There the packs keep inner steps, one tile where IREE
-        left a dimension whole (bounded_pack_config)."""
+        left a dimension whole (bounded_pack_config), and a column pack goes last (_column_pack_last)."""
         for func, configured in _configured_ops_by_function(module):
             if not any(op.name == "linalg.pack" for op in configured):
                 continue
             lanes = _lanes(func)
+            if lanes < _AVX512_LANES:
+                _column_pack_last(configured)
             for op in configured:
                 config = str(op.attributes["lowering_config"])
                 if op.name != "linalg.pack":
