@@ -34,9 +34,12 @@ function that packs, this pass caps inner vector steps at one native vector
 and a pack's steps at 256 elements (a 16x16 tile, folded into the common
 level). Both runs then get the same configuration and the block compiles in
 about 2 s, with the same results and run time (docs/performance.md). On
-AVX2 (8 lanes) IREE instead leaves the left operand's pack unstepped in most
-compiles and rejects the 16x256 block that makes; there the pass gives such
-packs one-tile inner steps and folds nothing. Run after IREE's
+AVX2 (8 lanes) IREE instead leaves the residual's 8x8 pack unstepped in
+most compiles and rejects the 16x256 block that makes; there the pass gives
+such packs one-tile inner steps and folds nothing. IREE steps only the last
+pack of a dispatch, so the norm's [8, 1] column pack, first, vectorized as
+one 8x256 transpose that LLVM took 1.9 s over; the pass moves it last and
+gives the workgroup one row of tiles. Run after IREE's
 `executable-configurations` phase.
 
 oxla-llvmcpu-pack-panels: a data-tiled matmul whose operands arrive at run
