@@ -262,9 +262,14 @@ def test_norm_feeding_a_matmul_packs_within_native_vectors_and_stays_exact():
     for module in (raw, default):
         for tile, config in _pack_steps(module):
             assert pack_vector_config(config, tile, 256) is None, config  # nothing left to cut or fold
-    rng = np.random.default_rng(7)
+    _check_norm_matmul(compile(_NORM_MATMUL), seed=7)
+
+
+def _check_norm_matmul(artifact, seed: int) -> None:
+    """Runs _NORM_MATMUL's `artifact` on the host and checks it against the same sums in float64."""
+    rng = np.random.default_rng(seed)
     x0, b, w = (rng.standard_normal(s).astype(np.float32) for s in ((128, 256), (256,), (256, 256)))
-    got = np.asarray(runtime.load(compile(_NORM_MATMUL)).main(x0, b, w))
+    got = np.asarray(runtime.load(artifact).main(x0, b, w))
     x = x0.astype(np.float64) + b
     c = x - x.mean(axis=1, keepdims=True)
     expected = (c / np.sqrt((c * c).mean(axis=1, keepdims=True))) @ w + x
@@ -300,15 +305,10 @@ def test_avx2_norm_dispatch_steps_its_column_pack_and_vectors_stay_small(tmp_pat
     assert [column_tile_rows(op) for op in _norm_dispatch_packs(module)] == [0, 8]
     assert "distribution = [8, 0]" in ir.to_text(module)  # one row of tiles per workgroup
     artifact = compile(_NORM_MATMUL, cpu=AVX2, flags=[f"--iree-hal-dump-executable-intermediates-to={tmp_path}"])
-    widths = [int(n) for path in tmp_path.glob("*.optimized.ll") for n in re.findall(r"<(\d+) x float>", path.read_text())]
+    widths = [int(n) for path in tmp_path.glob("*.optimized.ll")
+              for n in re.findall(r"<(\d+) x float>", path.read_text())]
     assert widths and max(widths) <= 256, max(widths)
-    rng = np.random.default_rng(17)
-    x0, b, w = (rng.standard_normal(s).astype(np.float32) for s in ((128, 256), (256,), (256, 256)))
-    got = np.asarray(runtime.load(artifact).main(x0, b, w))
-    x = x0.astype(np.float64) + b
-    c = x - x.mean(axis=1, keepdims=True)
-    expected = (c / np.sqrt((c * c).mean(axis=1, keepdims=True))) @ w + x
-    np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-3)
+    _check_norm_matmul(artifact, seed=17)
 
 
 @pytest.mark.parametrize("config, rows, expected", [
@@ -510,10 +510,10 @@ def _conv_steps(module) -> list[str]:
 
 
 def test_avx2_convolutions_step_whole_vectors_and_stay_exact():
-    avx2 = compile(_CONV, compile_to="executable-configurations", cpu="x86-64-v3")
+    avx2 = compile(_CONV, compile_to="executable-configurations", cpu=AVX2)
     assert _conv_steps(avx2) == ["vector_common_parallel = [1, 1, 4, 16, 0, 0, 0]"]
     assert "vector_reduction = [0, 0, 0, 0, 1, 1, 4]" in ir.to_text(avx2)  # four of the 64 channels a step
-    raw = compile(_CONV, compile_to="executable-configurations", cpu="x86-64-v3", optimize=False)
+    raw = compile(_CONV, compile_to="executable-configurations", cpu=AVX2, optimize=False)
     assert _conv_steps(raw) == ["vector_common_parallel = [1, 1, 4, 4, 0, 0, 0]"]  # IREE's own: the case arises
     wide = compile(_CONV, compile_to="executable-configurations", cpu=CPU, disable_passes=["oxla-llvmcpu-matmul-kernel"])
     assert _conv_steps(wide) == ["vector_common_parallel = [1, 1, 8, 16, 0, 0, 0]"]  # AVX-512: IREE's
@@ -538,9 +538,9 @@ def test_row_reductions_step_one_row_of_four_vectors(config, lanes, extent, expe
 
 def test_avx2_row_sums_step_one_row_and_stay_close():
     src = _reduce((4096, 1024), (1,), np.float32)
-    avx2 = ir.to_text(compile(src, compile_to="executable-configurations", cpu="x86-64-v3"))
+    avx2 = ir.to_text(compile(src, compile_to="executable-configurations", cpu=AVX2))
     assert "vector_common_parallel = [1, 0], vector_reduction = [0, 32]" in avx2
-    raw = ir.to_text(compile(src, compile_to="executable-configurations", cpu="x86-64-v3", optimize=False))
+    raw = ir.to_text(compile(src, compile_to="executable-configurations", cpu=AVX2, optimize=False))
     assert "vector_common_parallel = [8, 0], vector_reduction = [0, 8]" in raw  # IREE's own: the case arises
     wide = ir.to_text(compile(src, compile_to="executable-configurations", cpu=CPU))
     assert "vector_common_parallel = [8, 0], vector_reduction = [0, 16]" in wide  # AVX-512: IREE's
