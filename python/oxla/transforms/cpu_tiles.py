@@ -173,11 +173,12 @@ def chunked_outer_reduction_levels(iterators: list[str], extents: list[int], inn
 def _loop_extents(op) -> list[int]:
     """The static trip count of each loop of a linalg.generic, read off its first operand's map."""
     results = ir.AffineMapAttr(op.attributes["indexing_maps"][0]).value.results
+    shape = ir.RankedTensorType(op.operands[0].type).shape
     extents = [0] * len(op.attributes["iterator_types"])
     for position, expr in enumerate(results):
         match = _DIM.match(str(expr))
         if match:
-            extents[int(match.group(1))] = ir.RankedTensorType(op.operands[0].type).shape[position]
+            extents[int(match.group(1))] = shape[position]
     return extents
 
 
@@ -208,11 +209,9 @@ def outer_reduction_config(op, vector_bytes: int, registers: int) -> str | None:
         if chunked is not None:
             return f"#iree_cpu.lowering_config<{chunked}>"
     width = min(size, registers * vector_bytes // element)
-    distribution = [width if d == inner else (1 if it == "parallel" else 0) for d, it in enumerate(iterators)]
-    parallel = [width if d == inner else (1 if it == "parallel" else 0) for d, it in enumerate(iterators)]
+    strip = [width if d == inner else (1 if it == "parallel" else 0) for d, it in enumerate(iterators)]
     reduction = [1 if it == "reduction" else 0 for it in iterators]
-    return (f"#iree_cpu.lowering_config<distribution = {distribution}, vector_common_parallel = {parallel}, "
-            f"vector_reduction = {reduction}>")
+    return _config({"distribution": strip, "vector_common_parallel": strip, "vector_reduction": reduction})
 
 
 @register_pass
@@ -405,9 +404,10 @@ class PackVectorTiles(Pass):
 
         With 16 lanes (AVX-512) a pack's one-tile steps fold into the common level (pack_vector_config).
         With fewer (AVX2), IREE steps the norm-into-matmul dispatch's 8x8 pack (of the residual, the
-        matmul's accumulator) by one tile or, in most compiles, not at all, vectorizing a 16x256 block it then rejects as too large; folding
-        the one-tile step made it do the same. There the packs keep inner steps, one tile where IREE
-        left a dimension whole (bounded_pack_config), and a column pack goes last (_column_pack_last)."""
+        matmul's accumulator) by one tile or, in most compiles, not at all, vectorizing a 16x256 block
+        it then rejects as too large; folding the one-tile step made it do the same. There the packs
+        keep inner steps, one tile where IREE left a dimension whole (bounded_pack_config), and a
+        column pack goes last (_column_pack_last)."""
         for func, configured in _configured_ops_by_function(module):
             if not any(op.name == "linalg.pack" for op in configured):
                 continue
