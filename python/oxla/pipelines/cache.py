@@ -27,6 +27,8 @@ from pathlib import Path
 import oxla
 from oxla import ir
 from oxla._iree import COMPILER_VERSION
+from oxla.pipelines.compiler import Artifact, FunctionSignature, looks_like_path
+from oxla.pipelines.targets import TARGETS
 
 ENVIRONMENT = "OXLA_COMPILE_CACHE"  # the compile cache's directory, when compile(cache=None)
 _FORMAT = 1
@@ -58,8 +60,6 @@ def source_stamp() -> str:
 
 def program_bytes(source) -> bytes:
     """The program as given (bytecode of a module, a file's bytes, text or bytes), for a cache key."""
-    from oxla.pipelines.compiler import looks_like_path
-
     if isinstance(source, ir.Module):
         return ir.to_bytecode(source)
     if isinstance(source, os.PathLike) or (isinstance(source, str) and looks_like_path(source)):
@@ -73,6 +73,14 @@ def key_of(program: bytes, context: dict) -> str:
     context = {**context, "oxla": source_stamp(), "iree": COMPILER_VERSION, "device": device_fingerprint()}
     digest.update(json.dumps(context, sort_keys=True).encode())
     return digest.hexdigest()
+
+
+def look_up(directory: Path, source, options: dict):
+    """(the key, the source to compile on a miss, the cached Artifact or None) for a program and compile()'s
+    options. A module is serialized once, for the key and as the private copy to compile."""
+    program = program_bytes(source)
+    key = key_of(program, options)
+    return key, program if isinstance(source, ir.Module) else source, load(directory, key)
 
 
 def atomic_write(path: Path, data: bytes) -> None:
@@ -100,9 +108,6 @@ def artifact_record(artifact) -> dict:
 
 def artifact_from_record(record: dict, vmfb: bytes):
     """An Artifact rebuilt from its record and .vmfb (no phase times: nothing was compiled)."""
-    from oxla.pipelines.compiler import Artifact, FunctionSignature
-    from oxla.pipelines.targets import TARGETS
-
     sigs = {name: FunctionSignature(name, tuple(ins), tuple(outs))
             for name, (ins, outs) in record["signatures"].items()}
     return Artifact(vmfb, TARGETS[record["target"]], record["chip"], list(record["flags"]), sigs, {},

@@ -510,9 +510,12 @@ def compile(
         if flag.startswith(_RESERVED_FLAGS):
             raise ValueError(f"{flag.split('=')[0]} is set by target=; pass target='{tgt.name}' instead")
     keep = tgt.keep_f64 if keep_f64 is None else keep_f64
-    cache_dir = _cache_dir(cache, compile_to, compile_from, hooks)
+    from oxla.pipelines import cache as compile_cache  # it imports this module's Artifact
+
+    # Only whole compiles without hooks are cached.
+    cache_dir = None if compile_to or compile_from or hooks else compile_cache.compile_cache_dir(cache)
     if cache_dir is not None:
-        key, source, cached = _look_up(cache_dir, source, {
+        key, source, cached = compile_cache.look_up(cache_dir, source, {
             "target": tgt.name, "chip": chip, "flags": list(flags), "opt_level": opt_level, "keep_f64": keep,
             "legalize": legalize, "optimize": optimize, "disable_passes": sorted(set(disable_passes))})
         if cached is not None:
@@ -562,28 +565,5 @@ def compile(
     artifact = Artifact(vmfb, tgt, chip, all_flags, sigs, times, optimized, attempt.name,
                         tuple(pipeline for _, pipeline in attempt.passes))
     if cache_dir is not None:
-        from oxla.pipelines.cache import store
-
-        store(cache_dir, key, artifact)
+        compile_cache.store(cache_dir, key, artifact)
     return artifact
-
-
-def _cache_dir(cache, compile_to, compile_from, hooks):
-    """The compile cache's directory for this call, or None: only whole compiles without hooks are cached."""
-    from oxla.pipelines.cache import compile_cache_dir
-
-    if compile_to or compile_from or hooks:
-        return None
-    return compile_cache_dir(cache)
-
-
-def _look_up(directory, source, options: dict):
-    """(the cache key, the source to compile on a miss, the cached Artifact or None) for a program and options.
-
-    A module is serialized once, for the key and as the private copy to compile.
-    """
-    from oxla.pipelines.cache import key_of, load, program_bytes
-
-    program = program_bytes(source)
-    key = key_of(program, options)
-    return key, program if isinstance(source, ir.Module) else source, load(directory, key)
