@@ -16,7 +16,7 @@ from oxla import ir, runtime, transforms
 from oxla.pipelines import compile
 from oxla.transforms.cpu_tiles import (
     CHUNK_ROWS, _iterators, _vector_shape, bounded_pack_config, capped_inner_config,
-    chunked_outer_reduction_levels, column_tile_rows, conv_register_config, outer_reduction_config,
+    chunked_outer_reduction_config, column_tile_rows, conv_register_config, outer_reduction_config,
     pack_vector_config, panel_config, register_tile_config, row_of_tiles_config, row_reduction_config,
 )
 
@@ -110,15 +110,17 @@ def test_avx2_column_sums_add_chunks_of_rows_in_half_register_file_steps():
 
 @pytest.mark.parametrize("iterators, extents, inner, step, expected", [
     (["parallel", "reduction"], [1024, 4096], 0, 64,
-     "distribution = [512, 0], cache_reduction = [0, 16], vector_common_parallel = [64, 0], vector_reduction = [0, 1]"),
+     "#iree_cpu.lowering_config<distribution = [512, 0], cache_reduction = [0, 16], "
+     "vector_common_parallel = [64, 0], vector_reduction = [0, 1]>"),
     (["parallel", "reduction"], [192, 32], 0, 64,
-     "distribution = [192, 0], cache_reduction = [0, 16], vector_common_parallel = [64, 0], vector_reduction = [0, 1]"),
+     "#iree_cpu.lowering_config<distribution = [192, 0], cache_reduction = [0, 16], "
+     "vector_common_parallel = [64, 0], vector_reduction = [0, 1]>"),
     (["parallel", "reduction"], [1024, 40], 0, 64, None),  # 40 rows are no whole chunks
     (["parallel", "reduction"], [100, 64], 0, 64, None),  # 100 columns are no whole steps
     (["parallel", "reduction", "reduction"], [128, 16, 16], 0, 64, None),
 ])
-def test_chunked_levels(iterators, extents, inner, step, expected):
-    assert chunked_outer_reduction_levels(iterators, extents, inner, step) == expected
+def test_chunked_config(iterators, extents, inner, step, expected):
+    assert chunked_outer_reduction_config(iterators, extents, inner, step) == expected
 
 
 def _configs(src: str, cpu: str = CPU) -> list[str]:

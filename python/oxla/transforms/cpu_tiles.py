@@ -152,8 +152,8 @@ CHUNK_ROWS = 16
 CHUNK_STEPS = 8  # most steps per workgroup strip
 
 
-def chunked_outer_reduction_levels(iterators: list[str], extents: list[int], inner: int, step: int) -> str | None:
-    """The tiling levels that add a reduction over one outer dimension CHUNK_ROWS rows at a time: for
+def chunked_outer_reduction_config(iterators: list[str], extents: list[int], inner: int, step: int) -> str | None:
+    """The lowering config that adds a reduction over one outer dimension CHUNK_ROWS rows at a time: for
     each chunk, every `step`-wide piece of the workgroup's strip (accumulators loaded and stored once
     per chunk) adds its rows one by one; None when the loops do not divide into such steps."""
     reductions = [d for d, it in enumerate(iterators) if it == "reduction"]
@@ -167,7 +167,7 @@ def chunked_outer_reduction_levels(iterators: list[str], extents: list[int], inn
               "cache_reduction": [CHUNK_ROWS if d == reductions[0] else 0 for d in range(len(iterators))],
               "vector_common_parallel": [step if d == inner else k for d, k in enumerate(kept)],
               "vector_reduction": [1 if it == "reduction" else 0 for it in iterators]}
-    return ", ".join(f"{name} = {values}" for name, values in levels.items())
+    return _config(levels)
 
 
 def _loop_extents(op) -> list[int]:
@@ -187,7 +187,7 @@ def outer_reduction_config(op, vector_bytes: int, registers: int) -> str | None:
 
     With AVX-512 (32 registers) a workgroup's strip is the register file and walks every row; with
     fewer lanes (AVX2) one outer reduction dimension is added in chunks of rows
-    (chunked_outer_reduction_levels) where the loops divide into them."""
+    (chunked_outer_reduction_config) where the loops divide into them."""
     if op.name != "linalg.generic" or "compilation_info" in op.attributes or "lowering_config" in op.attributes:
         return None
     iterators = _iterators(op)
@@ -204,10 +204,10 @@ def outer_reduction_config(op, vector_bytes: int, registers: int) -> str | None:
         return None
     size = input_type.shape[-1]
     if vector_bytes // 4 < _AVX512_LANES:
-        chunked = chunked_outer_reduction_levels(iterators, _loop_extents(op), inner,
+        chunked = chunked_outer_reduction_config(iterators, _loop_extents(op), inner,
                                                  registers // 2 * vector_bytes // element)
         if chunked is not None:
-            return f"#iree_cpu.lowering_config<{chunked}>"
+            return chunked
     width = min(size, registers * vector_bytes // element)
     strip = [width if d == inner else (1 if it == "parallel" else 0) for d, it in enumerate(iterators)]
     reduction = [1 if it == "reduction" else 0 for it in iterators]
