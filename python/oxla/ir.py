@@ -159,6 +159,27 @@ def ops(module_or_op, *, post_order: bool = False) -> list[_ir.Operation]:
     return found
 
 
+def block_ops(op) -> list[_ir.Operation]:
+    """The ops of the block that holds `op`, in order, as Operations.
+
+    Looping over `block.operations` makes an OpView of each op, for which
+    the bindings import its dialect's Python module (linalg's: 0.15 s).
+    """
+    op = _operation(op)
+    owner, block = op.parent, op.block
+    found: list[_ir.Operation] = []
+
+    def visit(nested):
+        if nested == owner:
+            return None
+        if nested.block == block:
+            found.append(nested)
+        return _ir.WalkResult.SKIP  # nothing nested in an op of the block is in it
+
+    walk(owner, visit)
+    return found
+
+
 def _operation(module_or_op) -> _ir.Operation:
     """Accepts a Module, an OpView or an Operation; returns the Operation."""
     return getattr(module_or_op, "operation", module_or_op)

@@ -114,3 +114,25 @@ def test_verify_returns_diagnostics():
     assert "doesn't match function result type" in diags[0].message
     with pytest.raises(VerificationError, match="v.mlir:3:3: error"):
         ir.verify_or_raise(module)
+
+
+GENERIC = """
+func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                       iterator_types = ["parallel"]} ins(%a : tensor<4xf32>) outs(%a : tensor<4xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    %i = linalg.index 0 : index
+    linalg.yield %x : f32
+  } -> tensor<4xf32>
+  %1 = arith.addf %0, %0 : tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
+"""
+
+
+def test_block_ops_lists_the_block_of_an_op_in_order():
+    module = ir.parse(GENERIC)
+    generic, index = ([op for op in ir.ops(module) if op.name == name][0] for name in ("linalg.generic", "linalg.index"))
+    assert [op.name for op in ir.block_ops(generic)] == ["linalg.generic", "arith.addf", "func.return"]
+    assert [op.name for op in ir.block_ops(index)] == ["linalg.index", "linalg.yield"]
+    assert all(type(op) is type(generic) for op in ir.block_ops(generic))  # Operations, not OpViews

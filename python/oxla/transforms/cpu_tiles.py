@@ -104,6 +104,7 @@ from oxla.transforms.registry import Pass, register_pass
 
 _PIPELINE = "#iree_codegen.translation_info<pipeline = #iree_cpu.pipeline<DoubleTilingExpert>>"
 _DIM = re.compile(r"^d(\d+)$")
+_ITERATOR = re.compile(r"\b(parallel|reduction)\b")
 # Bytes of one element of the accumulator types handled.
 _ELEMENT_BYTES = {"f64": 8, "i64": 8, "f32": 4, "i32": 4, "f16": 2, "bf16": 2, "i16": 2, "i8": 1}
 # Native f32 lanes of the AVX-512 CPUs the defaults were measured on: packs fold one-tile steps into the
@@ -112,8 +113,11 @@ _AVX512_LANES = 16
 
 
 def _iterators(op) -> list[str]:
-    """'parallel' or 'reduction' for each loop of a linalg.generic."""
-    return ["reduction" if "reduction" in str(a) else "parallel" for a in op.attributes["iterator_types"]]
+    """'parallel' or 'reduction' for each loop of a linalg.generic.
+
+    Read off the array's text: taking its elements one by one would import the bindings' linalg
+    module to type them, 0.18 s of the first compile in a process."""
+    return _ITERATOR.findall(str(op.attributes["iterator_types"]))
 
 
 def _last_dim(map_attr) -> int | None:
@@ -193,7 +197,7 @@ def outer_reduction_config(op, vector_bytes: int, registers: int) -> str | None:
     iterators = _iterators(op)
     if "reduction" not in iterators or len(op.results) != 1 or len(op.operands) != 2:
         return None
-    if any(child.operation.name == "linalg.index" for child in op.regions[0].blocks[0].operations):
+    if any(child.name == "linalg.index" for child in ir.ops(op)):
         return None
     maps = list(op.attributes["indexing_maps"])
     inner = _last_dim(maps[0])
@@ -383,7 +387,7 @@ def _column_pack_last(configured) -> None:
 def _used_before(op, later) -> bool:
     """Whether moving `op` after `later` would break dominance: `later` does not follow it in its block,
     or an op up to `later` uses its results."""
-    ops = [o.operation for o in op.operation.block.operations]
+    ops = ir.block_ops(op)
     first = ops.index(op.operation)
     last = ops.index(later.operation) if later.operation in ops else -1
     results = list(op.operation.results)
