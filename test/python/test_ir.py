@@ -136,3 +136,10 @@ def test_block_ops_lists_the_block_of_an_op_in_order():
     assert [op.name for op in ir.block_ops(generic)] == ["linalg.generic", "arith.addf", "func.return"]
     assert [op.name for op in ir.block_ops(index)] == ["linalg.index", "linalg.yield"]
     assert all(type(op) is type(generic) for op in ir.block_ops(generic))  # Operations, not OpViews
+
+
+def test_body_ops_lists_the_top_level_only():
+    module = ir.parse(GENERIC)
+    assert [op.name for op in ir.body_ops(module)] == ["func.func"]
+    func = ir.body_ops(module)[0]
+    assert [op.name for op in ir.body_ops(func)] == ["linalg.generic", "arith.addf", "func.return"]

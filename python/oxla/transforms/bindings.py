@@ -33,8 +33,7 @@ _FUNCTIONS = ("util.func", "func.func")
 def _public_functions(module) -> list:
     """The module's public top-level functions."""
     found = []
-    for op in module.regions[0].blocks[0].operations:
-        op = op.operation
+    for op in ir.body_ops(module):
         visibility = op.attributes["sym_visibility"] if "sym_visibility" in op.attributes else None
         if op.name in _FUNCTIONS and (visibility is None or str(visibility) == '"public"'):
             found.append(op)

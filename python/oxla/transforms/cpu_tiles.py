@@ -138,9 +138,9 @@ def target_text(module) -> str:
     device globals they turn into afterwards."""
     module = module.operation
     texts = [str(module.attributes[a]) for a in ("hal.device.targets",) if a in module.attributes]
-    for op in module.regions[0].blocks[0].operations:
-        if op.operation.name == "util.global" and "initial_value" in op.operation.attributes:
-            texts.append(str(op.operation.attributes["initial_value"]))
+    for op in ir.body_ops(module):
+        if op.name == "util.global" and "initial_value" in op.attributes:
+            texts.append(str(op.attributes["initial_value"]))
     return " ".join(texts)
 
 
