@@ -175,6 +175,20 @@ def body_ops(module_or_op) -> list[_ir.Operation]:
     return _ops_in(op, op.regions[0].blocks[0])
 
 
+def append_definitions(module, text: str) -> None:
+    """Parses top-level ops (functions, executables) from MLIR text in the module's context and appends
+    them to its body. Function declarations in the text (no body) only let it verify on its own and
+    are left out: the module has those functions."""
+    module = _operation(module)
+    parsed = _ir.Module.parse(text, module.context)
+    body = module.regions[0].blocks[0]
+    for op in body_ops(parsed):
+        if op.name == "func.func" and not len(op.regions[0].blocks):
+            continue
+        op.detach_from_parent()
+        body.append(op)
+
+
 def _ops_in(owner: _ir.Operation, block) -> list[_ir.Operation]:
     """The ops of `block`, one of the blocks of `owner`'s regions, in order."""
     found: list[_ir.Operation] = []

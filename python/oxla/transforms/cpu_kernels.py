@@ -574,16 +574,6 @@ def _packed_constant(value, shape: MatmulShape, transposed: bool):
     return ir.Operation.create("stablehlo.constant", results=[tensor], attributes={"value": attr}).result
 
 
-def _add_definitions(module, texts: list[str]) -> None:
-    """Parses top-level ops from text and appends them to the module's body."""
-    parsed = ir.Module.parse("\n".join(texts), module.context)
-    body = module.regions[0].blocks[0]
-    for op in list(parsed.body.operations):
-        op = op.operation
-        op.detach_from_parent()
-        body.append(op)
-
-
 # Fewest multiply-adds of a matmul the kernel takes; smaller ones stay with IREE, whose dispatch can fuse
 # the matmul's element-wise producers and consumers (see docs/performance.md).
 MIN_MULTIPLY_ADDS = 1 << 23
@@ -643,7 +633,7 @@ class MatmulKernel(Pass):
             if packed.rhs == "packed" and not list(rhs.results[0].uses):  # the packed copy replaced it
                 rhs.erase()
         if texts:
-            _add_definitions(module, texts)
+            ir.append_definitions(module, "\n".join(texts))
 
 
 def widens_bf16(features: set[str]) -> bool:
