@@ -23,6 +23,9 @@ _UPLOAD_MEMORY, _UPLOAD_USAGE = arrays.UPLOAD_MEMORY, arrays.UPLOAD_USAGE
 _IMPORT_MEMORY = arrays.IMPORT_MEMORY
 # Drivers whose devices read host memory directly: aligned arrays are imported, not copied.
 _HOST_DRIVERS = frozenset({"local-sync", "local-task"})
+# The entry beside a function that writes its results into arrays passed after its arguments
+# (oxla.transforms.result_storage.ENTRY_PREFIX, the same text).
+_INTO_PREFIX = "__oxla_into."
 _EXECUTOR: list[concurrent.futures.ThreadPoolExecutor] = []
 _EXECUTOR_LOCK = threading.Lock()
 _TARGET = re.compile(r'#hal\.executable\.target<"([^"]+)", "([^"]+)"')
@@ -155,12 +158,34 @@ def _reader(spec: ValueSpec | None, device: rt.HalDevice):
     return read_any
 
 
+def _same_values(a: tuple[ValueSpec, ...], b: tuple[ValueSpec, ...]) -> bool:
+    """Whether two lists of parameters or results declare the same types, whatever their names."""
+    return len(a) == len(b) and all(x.type == y.type for x, y in zip(a, b))
+
+
+def _storage_entry(vm_module: rt.VmModule, sig: Signature | None) -> tuple[rt.VmFunction, list] | None:
+    """(the function's result-storage entry, (shape, dtype, HAL type) of each result) when the vmfb has
+    one that takes the function's arguments, then an array per result (oxla.transforms.result_storage),
+    and each result is a static tensor numpy holds as the device lays it out; else None."""
+    if sig is None or not sig.outputs or _INTO_PREFIX + sig.name not in vm_module.function_names:
+        return None
+    out = sig.outputs
+    if any(o.kind != "tensor" or None in o.shape or o.element.storage != o.element.dtype for o in out):
+        return None
+    vm_function = vm_module.lookup_function(_INTO_PREFIX + sig.name)
+    into = from_reflection(vm_function.name, vm_function.reflection)
+    if into is None or into.model != sig.model or not _same_values(into.inputs, sig.inputs + out) \
+            or not _same_values(into.outputs, out):
+        return None
+    return vm_function, [(o.shape, o.dtype, o.element.hal) for o in out]
+
+
 class Function:
     """A callable VM function: numpy arrays (or array-likes) in, numpy arrays out."""
 
     __slots__ = (
         "name", "signature", "device", "_module", "_vm_function", "_invoke", "_lock",
-        "_inputs", "_packers", "_readers", "_n_args", "_n_results", "_fences", "_execute",
+        "_inputs", "_packers", "_readers", "_n_args", "_n_results", "_fences", "_execute", "_into",
     )  # fmt: skip
 
     def __init__(self, module: "Module", vm_function: rt.VmFunction) -> None:
@@ -183,6 +208,8 @@ class Function:
         self._n_results = None if sig is None else len(sig.outputs)
         self._fences = sig is not None and sig.model == "async"
         self._execute = scheduling.waits_for_workers(self._invoke_and_wait, module.device.name)
+        # On CPU devices, results go straight into arrays made here where the module has an entry for it.
+        self._into = _storage_entry(module._vm_module, sig) if in_place else None
 
     def __call__(self, *args):
         """Run the function on `args`; one result -> the array, several -> a tuple, none -> None."""
@@ -213,12 +240,18 @@ class Function:
     def _run(self, inputs: rt.VmVariantList):
         """Invoke with packed inputs and read the results back as numpy arrays."""
         outputs = _VmVariantList(self._n_results or 4)
+        function, results = self._vm_function, None
+        if self._into is not None:  # the results' arrays go after the arguments
+            function, storage = self._into
+            results = [self._result_storage(inputs, *result) for result in storage]
         done = None
         if self._fences:  # async ABI: no wait fence, then a signal fence we wait on
             done = rt.HalFence.create_at(self.device.hal.create_semaphore(0), 1)
             inputs.push_ref(rt.HalFence(1).ref)
             inputs.push_ref(done.ref)
-        self._execute(inputs, outputs, done)
+        self._execute(function, inputs, outputs, done)
+        if results is not None:
+            return results[0] if len(results) == 1 else tuple(results)
         readers = self._readers
         if readers is None:
             readers = [_reader(None, self.device.hal)] * len(outputs)
@@ -228,11 +261,21 @@ class Function:
             return None
         return tuple([read(outputs, i) for i, read in enumerate(readers)])
 
-    def _invoke_and_wait(self, inputs: rt.VmVariantList, outputs: rt.VmVariantList, done) -> None:
-        """Invoke, then wait for the `done` fence where the function signals one."""
+    def _result_storage(self, inputs: rt.VmVariantList, shape, dtype, hal) -> np.ndarray:
+        """A new aligned array for one result, pushed onto `inputs` as the storage the device writes it to."""
+        array = arrays.aligned_empty(shape, dtype)
+        buffer = self.device.hal.allocator.import_host_allocation(array.reshape(-1).view(np.uint8),
+                                                                  _IMPORT_MEMORY, _UPLOAD_USAGE)
+        inputs.push_ref(_HalBufferView(buffer, shape, hal))
+        return array
+
+    def _invoke_and_wait(self, function: rt.VmFunction, inputs: rt.VmVariantList, outputs: rt.VmVariantList,
+                         done) -> None:
+        """Invoke `function` (this one or its result-storage entry), then wait for the `done` fence where
+        the function signals one."""
         with self._lock:
             try:
-                self._invoke(self._vm_function, inputs, outputs)
+                self._invoke(function, inputs, outputs)
             except Exception as e:
                 raise InvocationError(f"{self.name}: {iree_message(e)}") from None
         if done is not None:

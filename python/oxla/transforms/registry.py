@@ -54,6 +54,7 @@ BUILTIN_PASS_MODULES = (
     "oxla.transforms.cpu_tiles",
     "oxla.transforms.cpu_kernels",
     "oxla.transforms.materialize",
+    "oxla.transforms.result_storage",
 )
 
 _REGISTRY: dict[str, type["Pass"]] = {}
