@@ -154,7 +154,7 @@ LLVM_CPU_CODEGEN_PASSES = (
     ("before:input", "builtin.module(oxla-llvmcpu-matmul-kernel)"),
     # Functions with 1 MiB of results or more get an entry that writes them into the arrays oxla.runtime
     # returns, instead of buffers it copies them out of (through module.main(numpy) on an AVX2 Zen 3:
-    # the elementwise chain's 16 MB result 0.81x-0.86x the time, the GEMMs' 4 MB 0.94x-0.98x; the
+    # the elementwise chain's 16 MB result 0.81x-0.86x the time, the GEMMs' 4 MB mostly 0.93x-0.98x; the
     # host code is compiled twice, 0.1 s more); see oxla/transforms/result_storage.py.
     ("before:input", "builtin.module(oxla-result-storage-entries)"),
     # Register-wide tiles for reductions over outer dimensions (a column sum: 1.35 ms -> 0.18 ms, XLA
