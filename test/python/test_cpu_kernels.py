@@ -11,7 +11,11 @@ import pytest
 from oxla import ir, runtime, transforms
 from oxla.pipelines import compile
 from oxla.dialects.stablehlo.attributes import dense_text
-from oxla.transforms.cpu_kernels import ConvShape, MatmulShape, conv_shape, matmul_shape, packed_rhs, target_features
+from oxla.transforms.cpu_kernels import (
+    ConvShape, MatmulShape, conv_shape, kernels_for, matmul_shape, packed_rhs, target_features)
+
+AVX2 = "x86-64-v3"  # a chip with AVX2 and FMA but not AVX-512: the kernel's 4x16 tile, convolutions only
+AVX2_KERNELS = kernels_for({"+avx2", "+fma", "+f16c"})
 
 
 def _dot(m: int, k: int, n: int, *, transposed: bool = False, element: str = "bf16", result: str = "f32",
@@ -70,7 +74,8 @@ _F32_WEIGHTS = np.zeros((32, 512), np.float32)
           "num_primitive_operations = 1, allow_imprecise_accumulation = false>"), None),
 ])
 def test_the_kernel_takes_aligned_bf16_and_f32_matmuls_with_f32_results(text, expected):
-    assert matmul_shape(_the_dot(ir.parse(text)), 1 << 23) == expected
+    module = ir.parse(text)  # alive while its op is read
+    assert matmul_shape(_the_dot(module), 1 << 23) == expected
 
 
 @pytest.mark.parametrize("element, transposed", [("f32", False), ("f32", True), ("bf16", False), ("bf16", True)])
@@ -98,7 +103,8 @@ def test_batched_and_column_major_left_operands_stay_with_iree():
                     "(tensor<128x256xbf16>, tensor<128x512xbf16>) -> tensor<256x512xf32>\n"
                     "  return %0 : tensor<256x512xf32>\n}\n")
     for text in (batched, column_major):
-        assert matmul_shape(_the_dot(ir.parse(text))) is None
+        module = ir.parse(text)
+        assert matmul_shape(_the_dot(module)) is None
 
 
 @pytest.mark.parametrize("targets, features", [
@@ -119,11 +125,18 @@ def test_the_kernel_reads_the_features_every_executable_target_has(targets, feat
 
 
 @pytest.mark.parametrize("cpu, bf16, f32", [
-    ("znver4", True, True), ("znver5", True, True), ("x86-64-v4", False, True), ("generic", False, False)])
+    ("znver4", True, True), ("znver5", True, True), ("x86-64-v4", False, True), ("generic", False, False),
+    (AVX2, False, False)])
 def test_the_default_pipeline_uses_the_kernel_for_chips_with_the_instructions(cpu, bf16, f32):
     for element, expected in (("bf16", bf16), ("f32", f32)):
         module = compile(_dot(512, 64, 256, element=element), cpu=cpu, compile_to="input")  # 2^23 multiply-adds
         assert (f"oxla_{element}_matmul_512x256x64" in ir.to_text(module)) is expected
+
+
+@pytest.mark.parametrize("cpu, expected", [("znver4", True), ("x86-64-v4", True), (AVX2, True), ("generic", False)])
+def test_the_default_pipeline_uses_the_convolution_kernel_on_avx2_and_avx512(cpu, expected):
+    module = compile(_conv((1, 28, 28, 128), (3, 3), 128), cpu=cpu, compile_to="input")
+    assert ("oxla_f32_conv_1x30x30x128_3x3x128" in ir.to_text(module)) is expected
 
 
 def _host_has(flag: str) -> bool:
@@ -135,6 +148,7 @@ def _host_has(flag: str) -> bool:
 
 _needs_bf16 = pytest.mark.skipif(not _host_has("avx512_bf16"), reason="the host CPU has no AVX-512 BF16 to run")
 _needs_avx512 = pytest.mark.skipif(not _host_has("avx512f"), reason="the host CPU has no AVX-512 to run")
+_needs_avx2 = pytest.mark.skipif(not (_host_has("avx2") and _host_has("fma")), reason="the host CPU has no AVX2 to run")
 
 _CASES = [  # element, m, k, n, transposed, lead, constant B
     pytest.param("bf16", 128, 256, 256, False, None, False, marks=_needs_bf16),
@@ -214,35 +228,74 @@ def _the_conv(module):
     (_conv((1, 56, 56, 64), (3, 3), 64).replace("[b, 0, 1, f]x", "[b, 1, 0, f]x"), None),  # W before H
 ])
 def test_the_kernel_takes_nhwc_convolutions_with_constant_kernels(text, expected):
-    assert conv_shape(_the_conv(ir.parse(text)), 1 << 23) == expected
+    module = ir.parse(text)  # alive while its op is read
+    assert conv_shape(_the_conv(module), 1 << 23) == expected
 
 
-_CONV_CASES = [  # element, input NHWC, window, features, padding, stride, dilation
-    pytest.param("f32", (1, 16, 32, 64), (3, 3), 64, ((1, 1), (1, 1)), 1, 1, marks=_needs_avx512),
-    pytest.param("f32", (2, 16, 16, 128), (1, 1), 128, ((0, 0), (0, 0)), 1, 1, marks=_needs_avx512),
-    pytest.param("f32", (1, 20, 16, 64), (5, 3), 32, ((0, 2), (1, 1)), 1, 1, marks=_needs_avx512),
-    pytest.param("f32", (2, 10, 10, 64), (3, 3), 128, ((1, 1), (1, 1)), 1, 1, marks=_needs_avx512),  # blocks
+@pytest.mark.parametrize("text, expected", [
+    (_conv((1, 28, 28, 128), (3, 3), 128), ConvShape("f32", 1, 30, 30, 128, (3, 3), 128, (1, 1, 1, 1))),
+    # 196 output pixels: whole blocks of 4 rows
+    (_conv((1, 14, 14, 256), (3, 3), 256), ConvShape("f32", 1, 16, 16, 256, (3, 3), 256, (1, 1, 1, 1))),
+    (_conv((1, 56, 56, 64), (3, 3), 48, stride=2),
+     ConvShape("f32", 1, 58, 58, 64, (3, 3), 48, (1, 1, 1, 1), (2, 2))),  # strided: from 64 channels; 16 columns
+    (_conv((1, 56, 56, 64), (3, 3), 64), None),  # unstrided under 128 channels: IREE's code is as fast
+    (_conv((1, 56, 56, 32), (3, 3), 64, stride=2), None),  # strided under 64 channels
+    (_conv((1, 7, 7, 512), (3, 3), 512), None),  # 49 output pixels
+    (_conv((1, 28, 28, 128), (3, 3), 120), None),  # features not a multiple of 16
+    (_conv((1, 28, 28, 128), (3, 3), 128, element="bf16"), None),  # f32 only
+])
+def test_on_avx2_the_kernel_takes_the_convolutions_iree_runs_slowly(text, expected):
+    module = ir.parse(text)  # alive while its op is read
+    shape = conv_shape(_the_conv(module), 1 << 23, AVX2_KERNELS)
+    assert shape == expected
+    assert shape is None or (shape.kind.rows, shape.kind.columns) == (4, 16)
+
+
+def test_on_avx2_matmuls_stay_with_iree():
+    module = ir.parse(_dot(512, 64, 512, element="f32", weights=np.zeros((64, 512), np.float32)))
+    dot = _the_dot(module)
+    assert matmul_shape(dot, 1 << 23) is not None and matmul_shape(dot, 1 << 23, AVX2_KERNELS) is None
+    assert set(kernels_for({"+avx2", "+fma"})) == {"f32"} and kernels_for({"+avx2"}) == {}  # FMA needed
+
+
+def test_packed_panels_are_the_register_tiles_columns_wide():
+    b = np.arange(6 * 32, dtype=np.float32).reshape(6, 32)
+    narrow = packed_rhs(b, MatmulShape("f32", 8, 32, 6, "packed", kind=AVX2_KERNELS["f32"]), False)
+    assert narrow.shape == (2, 6, 16)
+    np.testing.assert_array_equal(narrow[1, 2], b[2, 16:])
+
+
+_CONV_CASES = [  # element, input NHWC, window, features, padding, stride, dilation, chip (None: the host)
+    pytest.param("f32", (1, 16, 32, 64), (3, 3), 64, ((1, 1), (1, 1)), 1, 1, None, marks=_needs_avx512),
+    pytest.param("f32", (2, 16, 16, 128), (1, 1), 128, ((0, 0), (0, 0)), 1, 1, None, marks=_needs_avx512),
+    pytest.param("f32", (1, 20, 16, 64), (5, 3), 32, ((0, 2), (1, 1)), 1, 1, None, marks=_needs_avx512),
+    pytest.param("f32", (2, 10, 10, 64), (3, 3), 128, ((1, 1), (1, 1)), 1, 1, None, marks=_needs_avx512),  # blocks
     # of 8 pixels that span image rows and images
-    pytest.param("f32", (1, 32, 32, 64), (3, 3), 64, ((1, 1), (1, 1)), 2, 1, marks=_needs_avx512),
-    pytest.param("f32", (1, 32, 64, 128), (1, 1), 128, ((0, 0), (0, 0)), 2, 1, marks=_needs_avx512),
-    pytest.param("f32", (1, 16, 32, 64), (3, 3), 64, ((2, 2), (2, 2)), 1, 2, marks=_needs_avx512),
-    pytest.param("bf16", (2, 16, 32, 64), (3, 3), 64, ((1, 1), (1, 1)), 1, 1, marks=_needs_bf16),
-    pytest.param("bf16", (1, 32, 32, 64), (3, 3), 64, ((1, 0), (1, 0)), 2, 1, marks=_needs_bf16),
+    pytest.param("f32", (1, 32, 32, 64), (3, 3), 64, ((1, 1), (1, 1)), 2, 1, None, marks=_needs_avx512),
+    pytest.param("f32", (1, 32, 64, 128), (1, 1), 128, ((0, 0), (0, 0)), 2, 1, None, marks=_needs_avx512),
+    pytest.param("f32", (1, 16, 32, 64), (3, 3), 64, ((2, 2), (2, 2)), 1, 2, None, marks=_needs_avx512),
+    pytest.param("bf16", (2, 16, 32, 64), (3, 3), 64, ((1, 1), (1, 1)), 1, 1, None, marks=_needs_bf16),
+    pytest.param("bf16", (1, 32, 32, 64), (3, 3), 64, ((1, 0), (1, 0)), 2, 1, None, marks=_needs_bf16),
+    pytest.param("f32", (1, 14, 14, 128), (3, 3), 128, ((1, 1), (1, 1)), 1, 1, AVX2, marks=_needs_avx2),
+    pytest.param("f32", (2, 5, 6, 128), (3, 3), 128, ((1, 1), (1, 1)), 1, 1, AVX2, marks=_needs_avx2),  # blocks
+    # of 4 pixels that span image rows and images
+    pytest.param("f32", (1, 32, 32, 64), (3, 3), 64, ((1, 0), (1, 0)), 2, 1, AVX2, marks=_needs_avx2),
+    pytest.param("f32", (1, 16, 16, 128), (3, 3), 48, ((2, 2), (2, 2)), 1, 2, AVX2, marks=_needs_avx2),
 ]
 
 
-@pytest.mark.parametrize("element, x_shape, window, features, pad, stride, dilation", _CONV_CASES)
+@pytest.mark.parametrize("element, x_shape, window, features, pad, stride, dilation, cpu", _CONV_CASES)
 @pytest.mark.parametrize("device", ["local-sync", "local-task"])
 def test_the_convolution_kernel_computes_what_iree_does(element, x_shape, window, features, pad, stride, dilation,
-                                                        device):
+                                                        cpu, device):
     dtype = ml_dtypes.bfloat16 if element == "bf16" else np.float32
     rng = np.random.default_rng(13)
     x = rng.standard_normal(x_shape).astype(dtype)
     w = rng.standard_normal((*window, x_shape[3], features)).astype(dtype)
     src = _conv(x_shape, window, features, element=element, pad=pad, weights=w, stride=stride, dilation=dilation)
-    assert f"oxla_{element}_conv" in ir.to_text(compile(src, compile_to="input"))
-    got = np.asarray(runtime.load(compile(src), device=device).main(x))
-    iree = np.asarray(runtime.load(compile(src, optimize=False), device=device).main(x))  # IREE's own code
+    assert f"oxla_{element}_conv" in ir.to_text(compile(src, cpu=cpu, compile_to="input"))
+    got = np.asarray(runtime.load(compile(src, cpu=cpu), device=device).main(x))
+    iree = np.asarray(runtime.load(compile(src, cpu=cpu, optimize=False), device=device).main(x))  # IREE's own
     if element == "f32":  # one FMA per tap and channel, in IREE's order
         np.testing.assert_array_equal(got, iree)
     else:  # IREE's bf16 convolution does not sum in vdpbf16ps's pairs

@@ -1,4 +1,4 @@
-"""oxla-llvmcpu-matmul-kernel: large bf16 and f32 matmuls and convolutions through oxla's own AVX-512 dispatch.
+"""oxla-llvmcpu-matmul-kernel: large matmuls and convolutions through oxla's own AVX-512 (and AVX2) dispatch.
 
 IREE 3.13 runs a data-tiled bf16 matmul through its mmt4d microkernel,
 which accumulates one 16x16 tile per step of two K: one vector of the
@@ -12,12 +12,12 @@ an unpack of the result.
 This pass, run on StableHLO before IREE's input phase, replaces each large
 matrix product of bf16 or f32 operands with an f32 result by a dispatch
 oxla writes itself (an IREE `stream.executable` in vector, scf and LLVM
-ops), one row of KERNEL_TYPES per element type:
-- it steps 8 rows of 32 columns: 16 accumulators, 10 loads per 16
+ops), one row of KERNELS per element type and kind of CPU:
+- on AVX-512 it steps 8 rows of 32 columns: 16 accumulators, 10 loads per 16
   `vdpbf16ps` (bf16, over K pairs) or FMAs (f32);
 - it reads the left operand in place, broadcasting each row's K pair or
   value, and writes the result rows in place (no pack, no unpack);
-- the right operand is packed once per call into 32-column panels by a
+- the right operand is packed once per call into panels two vectors wide by a
   StableHLO reshape and transpose, or, when it is a constant (a model's
   weights), by the pass itself while compiling.
 The products and their order are IREE's (the microkernel's instruction
@@ -26,13 +26,14 @@ for bit the same. The bf16 GEMM takes 4.2 ms instead of 4.6, the f32 one
 8.2 ms instead of 8.6, the MLP and BERT 8% and 5% less
 (docs/performance.md).
 
-The pass applies to the element types whose instruction every executable
+The pass applies to the element types whose instructions every executable
 target of the module's `hal.device.targets` has (x86-64 with `+avx512bf16`,
-`+avx512f`), to dot_general (or dot) ops with a row-major left operand
-[..., K] (M rows: the product of the other dimensions), a right operand
-[K, N] or [N, K], no batch dimensions, an f32 result, M a multiple of 8
-(f32 with a right operand packed per call: at least 512), N of 32, K of
-2 (bf16), and at least `min-multiply-adds` multiply-adds.
+`+avx512f`; for convolutions also `+avx2` and `+fma`), to dot_general (or
+dot) ops with a row-major left operand [..., K] (M rows: the product of
+the other dimensions), a right operand [K, N] or [N, K], no batch
+dimensions, an f32 result, M a multiple of 8 (f32 with a right operand
+packed per call: at least 512), N of 32, K of 2 (bf16), and at least
+`min-multiply-adds` multiply-adds.
 
 A convolution of an NHWC input with a constant HWIO kernel and an f32
 NHWC result (any stride and window dilation, no input dilation, one
@@ -47,6 +48,14 @@ and `min-multiply-adds`. The ResNet block's 3x3 convolutions take 0.86
 ms each instead of IREE's 1.00-1.05, the stage transition's 3x3 ones
 (stride 2, and 28x28x128) 0.44 and 0.88 ms (f32 results bit for bit
 IREE's). Anything else is left to IREE.
+
+On AVX2 (16 registers) the f32 kernel steps 4 rows of 16 columns (8
+accumulators, 6 loads per 8 FMAs) and takes only convolutions, those
+with at least 128 input channels or, strided, 64: IREE's own code runs
+those at 3-64 GFLOP/s on an AVX2 Zen 3 (the 14x14x256 3x3 convolution
+in 74.5 ms, the kernel in 3.7 ms), and as fast as the kernel for fewer
+channels and for matmuls (docs/performance.md). It then needs a multiple
+of 4 output pixels and of 16 features.
 
 oxla-llvmcpu-widen-bf16-matmuls, run before it: on x86-64 CPUs without
 `+avx512bf16`, a dot of two bf16 operands into f32 takes them converted to
@@ -72,39 +81,72 @@ from oxla.transforms.cpu_tiles import target_text
 from oxla.transforms.registry import Pass, register_pass
 from oxla.transforms.simplify.rule import defining
 
-ROWS, COLUMNS, LANES = 8, 32, 16  # register tile: 8 rows of two 16-lane f32 vectors
-# Workgroup tiles, largest first: a workgroup walks its 32-column panels of the packed right operand and,
-# for each, its 8-row blocks of the left; at K = 1024 a panel (64 KiB bf16) and the 64 rows stay in L2.
-WORKGROUP_ROWS = (64, 32, 16, 8)
-WORKGROUP_COLUMNS = (512, 256, 128, 64, 32)
-_ACC = "vector<16xf32>"
+# Workgroup tiles, largest first: a workgroup walks its panels of the packed right operand (two vectors
+# wide) and, for each, its blocks of rows of the left; at K = 1024 a 32-column panel (64 KiB bf16) and
+# the 64 rows stay in L2. The last choices are the smallest register tile's (AVX2: 4 rows, 16 columns).
+WORKGROUP_ROWS = (64, 32, 16, 8, 4)
+WORKGROUP_COLUMNS = (512, 256, 128, 64, 32, 16)
 _LANE_DTYPES = {"i32": np.dtype(np.int32), "f32": np.dtype(np.float32)}
+_ACC16, _ACC8 = "vector<16xf32>", "vector<8xf32>"
 
 
 @dataclass(frozen=True)
 class KernelType:
-    """How the kernel multiplies one operand element type: a row of KERNEL_TYPES."""
+    """How the kernel multiplies one operand element type on one kind of CPU: a row of KERNELS."""
 
     element: str  # the operands' element type (the result is f32)
-    feature: str  # the CPU feature its instruction needs, as in an executable target's cpu_features
+    features: tuple[str, ...]  # the CPU features its instructions need, as in an executable target's cpu_features
     group: int  # K values per 32-bit lane the kernel loads: bf16 pairs, single f32
     lane: str  # the 32-bit type the kernel loads and broadcasts
     operand: str  # the vector type its step multiplies
     step: str  # one multiply-add step: {acc} += {a} (broadcast row values) * {b} (a vector of B)
     min_rows: int  # fewest rows M it takes: below, packing B each call costs more than the kernel saves
+    rows: int = 8  # the register tile: `rows` rows of two vectors of `lanes` f32 sums
+    lanes: int = 16
+    matmuls: bool = True  # whether it takes matmuls too, or only convolutions
+    conv_channels: tuple[int, int] = (0, 0)  # fewest input channels of a convolution it takes (unstrided, strided)
+
+    @property
+    def columns(self) -> int:
+        """Columns of the register tile (and of a packed panel of B): two vectors."""
+        return 2 * self.lanes
+
+    @property
+    def acc(self) -> str:
+        """The accumulator vector type."""
+        return f"vector<{self.lanes}xf32>"
 
 
-KERNEL_TYPES = {t.element: t for t in (
+KERNELS = (  # for each element type the first whose features a target has is used
     # vdpbf16ps: the microkernel's instruction, so the sums are its own, bit for bit.
-    KernelType("bf16", "+avx512bf16", 2, "i32", "vector<32xbf16>",
+    KernelType("bf16", ("+avx512bf16",), 2, "i32", "vector<32xbf16>",
                'llvm.call_intrinsic "llvm.x86.avx512bf16.dpbf16ps.512"({acc}, {a}, {b}) : '
-               f"({_ACC}, vector<32xbf16>, vector<32xbf16>) -> {_ACC}", ROWS),
+               f"({_ACC16}, vector<32xbf16>, vector<32xbf16>) -> {_ACC16}", 8),
     # One FMA per K, in K order: IREE's generated code sums the same way, bit for bit. Under 512 rows
     # the right operand's pack (a StableHLO transpose per call) cost more than IREE's: 64x1024x784
     # 1.18x, 128x1024x1024 1.03x, 256x3072x768 with bias and relu 1.12x (docs/performance.md); a
     # constant one is packed while compiling, and then any number of rows pays.
-    KernelType("f32", "+avx512f", 1, "f32", _ACC, f"vector.fma {{a}}, {{b}}, {{acc}} : {_ACC}", 512),
-)}
+    KernelType("f32", ("+avx512f",), 1, "f32", _ACC16, f"vector.fma {{a}}, {{b}}, {{acc}} : {_ACC16}", 512),
+    # AVX2 (16 registers): 4 rows of 16 columns, 8 accumulators. Convolutions only, and those IREE's
+    # code runs slowly (AVX2 Zen 3, one 3x3 convolution each, oxla / IREE: 28x28x128 0.64x,
+    # 14x14x128 0.06x, 56x56x64 stride 2 0.81x; 56x56x64 1.03x and 56x56x32 1.27x, so not those);
+    # IREE's data-tiled matmuls run as fast as this tile there (docs/performance.md).
+    KernelType("f32", ("+avx2", "+fma"), 1, "f32", _ACC8, f"vector.fma {{a}}, {{b}}, {{acc}} : {_ACC8}", 512,
+               rows=4, lanes=8, matmuls=False, conv_channels=(128, 64)),
+)
+
+
+def kernels_for(features: set[str]) -> dict[str, KernelType]:
+    """The kernel for each element type on a CPU with these target features (none for what it lacks)."""
+    found: dict[str, KernelType] = {}
+    for kind in KERNELS:
+        if kind.element not in found and all(f in features for f in kind.features):
+            found[kind.element] = kind
+    return found
+
+
+# The kernels an AVX-512 BF16 CPU gets: what matmul_shape and conv_shape assume unless told.
+_AVX512_KERNELS = kernels_for({"+avx512f", "+avx512bf16"})
 
 
 @dataclass(frozen=True)
@@ -118,6 +160,11 @@ class MatmulShape:
     k: int
     rhs: str
     lead: tuple[int, ...] = ()  # A's dimensions before K when it has more than one (M is their product)
+    kind: KernelType | None = dataclasses.field(default=None, compare=False, repr=False)  # AVX-512's if None
+
+    def __post_init__(self) -> None:
+        if self.kind is None:
+            object.__setattr__(self, "kind", _AVX512_KERNELS[self.element])
 
     @property
     def matmul(self) -> "MatmulShape":
@@ -175,15 +222,19 @@ def _contracting(op) -> tuple[list, list, list, list] | None:
             list(dn.lhs_contracting_dimensions), list(dn.rhs_contracting_dimensions))
 
 
-def matmul_shape(op, min_multiply_adds: int = 0) -> MatmulShape | None:
-    """The kernel's view of a dot / dot_general, or None when the kernel does not take it."""
+def matmul_shape(op, min_multiply_adds: int = 0,
+                 kinds: dict[str, KernelType] | None = None) -> MatmulShape | None:
+    """The kernel's view of a dot / dot_general, or None when the kernel does not take it.
+
+    kinds: the kernel per element type (kernels_for; AVX-512's unless given)."""
     numbers = _contracting(op)
     shapes = [_shape(v) for v in (*list(op.operands)[:2], op.results[0])]
     if numbers is None or None in shapes:
         return None
     (lhs, lhs_type), (rhs, rhs_type), (_, result_type) = shapes
-    kind = KERNEL_TYPES.get(lhs_type)
-    if kind is None or rhs_type != lhs_type or result_type != "f32" or len(lhs) < 2 or len(rhs) != 2:
+    kind = (_AVX512_KERNELS if kinds is None else kinds).get(lhs_type)
+    if kind is None or not kind.matmuls or rhs_type != lhs_type or result_type != "f32" or len(lhs) < 2 \
+            or len(rhs) != 2:
         return None
     lhs_batch, rhs_batch, lhs_sum, rhs_sum = numbers
     if lhs_batch or rhs_batch or lhs_sum != [len(lhs) - 1] or rhs_sum not in ([0], [1]):
@@ -191,24 +242,26 @@ def matmul_shape(op, min_multiply_adds: int = 0) -> MatmulShape | None:
     m, k = math.prod(lhs[:-1]), lhs[-1]
     n = rhs[0] if rhs_sum == [1] else rhs[1]
     layout = "packed" if defining(op.operands[1], "stablehlo.constant") else "nk" if rhs_sum == [1] else "kn"
-    if m % ROWS or n % COLUMNS or k % kind.group or m * n * k < min_multiply_adds:
+    if m % kind.rows or n % kind.columns or k % kind.group or m * n * k < min_multiply_adds:
         return None
     if m < kind.min_rows and layout != "packed":  # the rows must pay for B's pack at every call
         return None
-    return MatmulShape(kind.element, m, n, k, layout, tuple(lhs[:-1]) if len(lhs) > 2 else ())
+    return MatmulShape(kind.element, m, n, k, layout, tuple(lhs[:-1]) if len(lhs) > 2 else (), kind)
 
 
 def packed_rhs(b: np.ndarray, shape: MatmulShape, transposed: bool) -> np.ndarray:
-    """A constant B ([K, N], or [N, K] when transposed) as the kernel's panels of lanes [N/32, K/g, 32]
-    (bf16 pairs as int32), so that nothing is left to repack or retype when IREE compiles it."""
-    kind = KERNEL_TYPES[shape.element]
-    g, panels, steps = kind.group, shape.n // COLUMNS, shape.k // kind.group
+    """A constant B ([K, N], or [N, K] when transposed) as the kernel's panels of lanes [N/c, K/g, c]
+    (c: the register tile's columns; bf16 pairs as int32), so that nothing is left to repack or retype
+    when IREE compiles it."""
+    kind = shape.kind
+    g, columns, steps = kind.group, kind.columns, shape.k // kind.group
+    panels = shape.n // columns
     if transposed:
-        packed = b.reshape(panels, COLUMNS, steps, g).transpose(0, 2, 1, 3)
+        packed = b.reshape(panels, columns, steps, g).transpose(0, 2, 1, 3)
     else:
-        packed = b.reshape(steps, g, panels, COLUMNS).transpose(2, 0, 3, 1)
+        packed = b.reshape(steps, g, panels, columns).transpose(2, 0, 3, 1)
     lanes = np.ascontiguousarray(packed).view(_LANE_DTYPES[kind.lane])
-    return lanes.reshape(panels, steps, COLUMNS)
+    return lanes.reshape(panels, steps, columns)
 
 
 def _largest_divisor(extent: int, choices: tuple[int, ...]) -> int:
@@ -217,26 +270,27 @@ def _largest_divisor(extent: int, choices: tuple[int, ...]) -> int:
 
 
 def _as_operand(name: str, source: str, kind: KernelType) -> tuple[list[str], str]:
-    """(lines, value): the 16 loaded lanes `source` as the step's operand type (a bitcast where they differ)."""
-    lanes = f"vector<16x{kind.lane}>"
+    """(lines, value): the loaded vector `source` as the step's operand type (a bitcast where they differ)."""
+    lanes = f"vector<{kind.lanes}x{kind.lane}>"
     if lanes == kind.operand:
         return [], source
     return [f"      %{name} = vector.bitcast {source} : {lanes} to {kind.operand}"], f"%{name}"
 
 
 def _step_body(kind: KernelType, lhs: str, rhs: str, a_index=lambda r: f"%row{r}, %k") -> list[str]:
-    """One step over K (%k): two vectors of B, eight broadcast rows of A, 16 multiply-adds into %p0..%p15.
+    """One step over K (%k): two vectors of B, a broadcast value of each row of A, two multiply-adds per
+    row into %p0, %p1, ...
 
     a_index(r): the indices of row r's lane of A at this step.
     """
-    lanes = f"vector<16x{kind.lane}>"
+    lanes = f"vector<{kind.lanes}x{kind.lane}>"
     body, columns = [], []
     for h in range(2):
-        body.append(f"      %v{h} = vector.load %rhs[%j, %k, %c{h * LANES}] : {rhs}, {lanes}")
+        body.append(f"      %v{h} = vector.load %rhs[%j, %k, %c{h * kind.lanes}] : {rhs}, {lanes}")
         lines, value = _as_operand(f"w{h}", f"%v{h}", kind)
         body += lines
         columns.append(value)
-    for r in range(ROWS):
+    for r in range(kind.rows):
         body += [f"      %x{r} = memref.load %lhs[{a_index(r)}] : {lhs}",
                  f"      %y{r} = vector.broadcast %x{r} : {kind.lane} to {lanes}"]
         lines, row = _as_operand(f"z{r}", f"%y{r}", kind)
@@ -246,14 +300,16 @@ def _step_body(kind: KernelType, lhs: str, rhs: str, a_index=lambda r: f"%row{r}
     return body
 
 
-def _executable(symbol: str, grid: tuple[int, int], bindings: tuple[str, str, str], body: list[str]) -> str:
+def _executable(kind: KernelType, symbol: str, grid: tuple[int, int], bindings: tuple[str, str, str],
+                body: list[str]) -> str:
     """A kernel's `stream.executable` as MLIR text: a grid of (x, y) workgroups around `body`.
 
     In the body's scope: the bindings %lhs, %rhs and %out as these memref
-    types, the workgroup's %wx and %wy, the indices %c0..%c7 and %c16,
-    %rows (8), %columns (32) and %zero (an accumulator of zeros).
+    types, the workgroup's %wx and %wy, the indices %c0..%c<rows - 1> and
+    %c<lanes>, %rows and %columns (the register tile's) and %zero (an
+    accumulator of zeros).
     """
-    constants = [f"  %c{c} = arith.constant {c} : index" for c in sorted({*range(ROWS), LANES})]
+    constants = [f"  %c{c} = arith.constant {c} : index" for c in sorted({*range(kind.rows), kind.lanes})]
     subspans = [f"  %{name} = stream.binding.subspan %{name}_binding[%c0] : !stream.binding -> {memref}"
                 for name, memref in zip(("lhs", "rhs", "out"), bindings)]
     lines = [
@@ -268,9 +324,9 @@ def _executable(symbol: str, grid: tuple[int, int], bindings: tuple[str, str, st
         f"func.func @{symbol}(%lhs_binding: !stream.binding, %rhs_binding: !stream.binding, "
         "%out_binding: !stream.binding) {",
         *constants,
-        f"  %rows = arith.constant {ROWS} : index",
-        f"  %columns = arith.constant {COLUMNS} : index",
-        f"  %zero = arith.constant dense<0.0> : {_ACC}",
+        f"  %rows = arith.constant {kind.rows} : index",
+        f"  %columns = arith.constant {kind.columns} : index",
+        f"  %zero = arith.constant dense<0.0> : {kind.acc}",
         *subspans,
         "  %wx = stream.dispatch.workgroup.id[0] : index",
         "  %wy = stream.dispatch.workgroup.id[1] : index",
@@ -283,11 +339,12 @@ def _executable(symbol: str, grid: tuple[int, int], bindings: tuple[str, str, st
     return "\n".join(lines)
 
 
-def _accumulating(result: str, loop: str, initial, carried: str, inner: list[str], yielded: str) -> list[str]:
-    """`%{result}:16 = scf.for {loop}` carrying the 16 accumulators as %{carried}0..15 from initial(t), with
-    the body `inner`, which defines the next values %{yielded}0..15."""
-    accs = range(2 * ROWS)
-    types = ", ".join([_ACC] * len(accs))
+def _accumulating(kind: KernelType, result: str, loop: str, initial, carried: str, inner: list[str],
+                  yielded: str) -> list[str]:
+    """`%{result}:<n> = scf.for {loop}` carrying the register tile's n accumulators as %{carried}0.. from
+    initial(t), with the body `inner`, which defines the next values %{yielded}0.."""
+    accs = range(2 * kind.rows)
+    types = ", ".join([kind.acc] * len(accs))
     carry = ", ".join(f"%{carried}{t} = {initial(t)}" for t in accs)
     return [f"    %{result}:{len(accs)} = scf.for {loop} iter_args({carry}) -> ({types}) {{",
             *inner,
@@ -295,10 +352,10 @@ def _accumulating(result: str, loop: str, initial, carried: str, inner: list[str
             "    }"]
 
 
-def _blocks(panels: int, block: int, out: str, block_body: list[str]) -> list[str]:
-    """Workgroup (%wx, %wy)'s walk: its `panels` 32-column panels (%j) and, for each, its `block` rows in
-    blocks of 8 starting at %i. `block_body` defines the block's rows %row0..7 and its 16 accumulators
-    %sum, which are then stored to `out`."""
+def _blocks(kind: KernelType, panels: int, block: int, out: str, block_body: list[str]) -> list[str]:
+    """Workgroup (%wx, %wy)'s walk: its `panels` panels of the register tile's columns (%j) and, for each,
+    its `block` rows in blocks of the tile's rows starting at %i. `block_body` defines the block's rows
+    %row0.. and its accumulators %sum, which are then stored to `out`."""
     return [
         f"  %panels = arith.constant {panels} : index",
         f"  %block = arith.constant {block} : index",
@@ -310,9 +367,9 @@ def _blocks(panels: int, block: int, out: str, block_body: list[str]) -> list[st
         "   scf.for %i = %i0 to %i1 step %rows {",
         *block_body,
         "    %col0 = arith.muli %j, %columns : index",
-        f"    %col1 = arith.addi %col0, %c{LANES} : index",
-        *(f"    vector.store %sum#{2 * r + h}, %out[%row{r}, %col{h}] : {out}, {_ACC}"
-          for r in range(ROWS) for h in range(2)),
+        f"    %col1 = arith.addi %col0, %c{kind.lanes} : index",
+        *(f"    vector.store %sum#{2 * r + h}, %out[%row{r}, %col{h}] : {out}, {kind.acc}"
+          for r in range(kind.rows) for h in range(2)),
         "   }",
         "  }",
     ]
@@ -322,24 +379,24 @@ def kernel_executable(shape: MatmulShape) -> str:
     """The kernel's `stream.executable` for one type and shape, as MLIR text.
 
     Bindings: the left operand as 32-bit lanes [M, K/g] (g K values per
-    lane: bf16 pairs), the packed right operand [N/32, K/g, 32] (32 columns
+    lane: bf16 pairs), the packed right operand [N/c, K/g, c] (c columns
     of one lane per row), the result [M, N] f32. Workgroup (x, y) owns a
     block of columns and one of rows.
     """
-    kind = KERNEL_TYPES[shape.element]
-    m, n, steps = shape.m, shape.n, shape.k // kind.group
+    kind = shape.kind
+    m, n, steps, columns = shape.m, shape.n, shape.k // kind.group, kind.columns
     wg_rows, wg_cols = _largest_divisor(m, WORKGROUP_ROWS), _largest_divisor(n, WORKGROUP_COLUMNS)
     lhs = f"memref<{m}x{steps}x{kind.lane}>"
-    rhs = f"memref<{n // COLUMNS}x{steps}x{COLUMNS}x{kind.lane}>"
+    rhs = f"memref<{n // columns}x{steps}x{columns}x{kind.lane}>"
     out = f"memref<{m}x{n}xf32>"
     body = [
         f"  %steps = arith.constant {steps} : index",
-        *_blocks(wg_cols // COLUMNS, wg_rows, out, [
-            *(f"    %row{r} = arith.addi %i, %c{r} : index" for r in range(ROWS)),
-            *_accumulating("sum", "%k = %c0 to %steps step %c1", lambda t: "%zero", "p",
+        *_blocks(kind, wg_cols // columns, wg_rows, out, [
+            *(f"    %row{r} = arith.addi %i, %c{r} : index" for r in range(kind.rows)),
+            *_accumulating(kind, "sum", "%k = %c0 to %steps step %c1", lambda t: "%zero", "p",
                            _step_body(kind, lhs, rhs), "n")]),
     ]
-    return _executable(shape.symbol, (n // wg_cols, m // wg_rows), (lhs, rhs, out), body)
+    return _executable(kind, shape.symbol, (n // wg_cols, m // wg_rows), (lhs, rhs, out), body)
 
 
 def _retyped(name: str, source: str, from_type: str, to_type: str) -> tuple[list[str], str]:
@@ -355,28 +412,28 @@ def _retyped(name: str, source: str, from_type: str, to_type: str) -> tuple[list
 def kernel_caller(shape: MatmulShape) -> str:
     """The private function that packs the right operand and dispatches the kernel, as MLIR text.
 
-    B [K, N] is split into K groups and 32-column panels and transposed to
-    [N/32, K/g, 32, g]; B [N, K] is read as lanes [N, K/g], split into
-    panels and transposed to [N/32, K/g, 32]; a packed constant arrives as
-    [N/32, K/g, 32, g]. All are then read as lanes.
+    B [K, N] is split into K groups and panels of c columns (the register
+    tile's) and transposed to [N/c, K/g, c, g]; B [N, K] is read as lanes
+    [N, K/g], split into panels and transposed to [N/c, K/g, c]; a packed
+    constant arrives as [N/c, K/g, c, g]. All are then read as lanes.
     """
-    kind = KERNEL_TYPES[shape.element]
-    m, n, k, g, e, lane = shape.m, shape.n, shape.k, kind.group, shape.element, kind.lane
-    steps, panels = k // g, n // COLUMNS
+    kind = shape.kind
+    m, n, k, g, e, lane, columns = shape.m, shape.n, shape.k, kind.group, shape.element, kind.lane, kind.columns
+    steps, panels = k // g, n // columns
     lead = "x".join(map(str, shape.lead or (m,)))
-    lhs, lanes = f"tensor<{lead}x{k}x{e}>", f"tensor<{panels}x{steps}x{COLUMNS}x{lane}>"
-    packed = f"tensor<{panels}x{steps}x{COLUMNS}x{g}x{e}>"
+    lhs, lanes = f"tensor<{lead}x{k}x{e}>", f"tensor<{panels}x{steps}x{columns}x{lane}>"
+    packed = f"tensor<{panels}x{steps}x{columns}x{g}x{e}>"
     if shape.rhs == "packed":  # packed while compiling, as lanes (packed_rhs)
         rhs, pack, packed_value = lanes, [], "%rhs"
-    elif shape.rhs == "nk":  # [N, K] as lanes [N, K/g] -> [N/32, 32, K/g] -> [N/32, K/g, 32]
-        rhs, split = f"tensor<{n}x{k}x{e}>", f"tensor<{panels}x{COLUMNS}x{steps}x{lane}>"
+    elif shape.rhs == "nk":  # [N, K] as lanes [N, K/g] -> [N/c, c, K/g] -> [N/c, K/g, c]
+        rhs, split = f"tensor<{n}x{k}x{e}>", f"tensor<{panels}x{columns}x{steps}x{lane}>"
         as_lanes, rows = _retyped("rhs_lanes", "%rhs", rhs, f"tensor<{n}x{steps}x{lane}>")
         as_panels, value = _retyped("split", rows, f"tensor<{n}x{steps}x{lane}>", split)
         pack = [*as_lanes, *as_panels,
                 f"  %panels = stablehlo.transpose {value}, dims = [0, 2, 1] : ({split}) -> {lanes}"]
         packed_value = "%panels"
-    else:  # [K, N] -> [K/g, g, N/32, 32] -> [N/32, K/g, 32, g]
-        rhs, split = f"tensor<{k}x{n}x{e}>", f"tensor<{steps}x{g}x{panels}x{COLUMNS}x{e}>"
+    else:  # [K, N] -> [K/g, g, N/c, c] -> [N/c, K/g, c, g]
+        rhs, split = f"tensor<{k}x{n}x{e}>", f"tensor<{steps}x{g}x{panels}x{columns}x{e}>"
         as_lanes, packed_value = _retyped("panels", "%packed", packed, lanes)
         pack = [f"  %split = stablehlo.reshape %rhs : ({rhs}) -> {split}",
                 f"  %packed = stablehlo.transpose %split, dims = [2, 0, 3, 1] : ({split}) -> {packed}", *as_lanes]
@@ -395,7 +452,7 @@ def kernel_caller(shape: MatmulShape) -> str:
 
 
 # Convolutions as implicit matmuls: the rows are output pixels, K runs over the window and the input
-# channels, B is the constant HWIO kernel packed while compiling. Row r of an 8-pixel block reads its
+# channels, B is the constant HWIO kernel packed while compiling. Row r of a block of pixels reads its
 # lanes straight from the (padded) NHWC input, so nothing is unfolded into memory.
 
 # The dimension numbers the kernel takes: NHWC input and output, HWIO kernel.
@@ -416,6 +473,11 @@ class ConvShape:
     padding: tuple[int, int, int, int]  # top, bottom, left, right
     strides: tuple[int, int] = (1, 1)
     dilations: tuple[int, int] = (1, 1)  # of the window
+    kind: KernelType | None = dataclasses.field(default=None, compare=False, repr=False)  # AVX-512's if None
+
+    def __post_init__(self) -> None:
+        if self.kind is None:
+            object.__setattr__(self, "kind", _AVX512_KERNELS[self.element])
 
     @property
     def out_height(self) -> int:
@@ -429,7 +491,8 @@ class ConvShape:
     def matmul(self) -> MatmulShape:
         """The implicit matmul: a row per output pixel, K over the window and the channels."""
         m = self.batch * self.out_height * self.out_width
-        return MatmulShape(self.element, m, self.features, self.window[0] * self.window[1] * self.channels, "packed")
+        k = self.window[0] * self.window[1] * self.channels
+        return MatmulShape(self.element, m, self.features, k, "packed", kind=self.kind)
 
     @property
     def symbol(self) -> str:
@@ -445,14 +508,16 @@ class ConvShape:
         return f"{self.symbol}_pad{'_'.join(map(str, self.padding))}"
 
 
-def conv_shape(op, min_multiply_adds: int = 0) -> ConvShape | None:
-    """The kernel's view of a stablehlo.convolution, or None when the kernel does not take it."""
+def conv_shape(op, min_multiply_adds: int = 0, kinds: dict[str, KernelType] | None = None) -> ConvShape | None:
+    """The kernel's view of a stablehlo.convolution, or None when the kernel does not take it.
+
+    kinds: the kernel per element type (kernels_for; AVX-512's unless given)."""
     conv = ConvolutionOp(op)
     shapes = [_shape(v) for v in (conv.lhs, conv.rhs, op.results[0])]
     if None in shapes or not defining(conv.rhs, "stablehlo.constant"):
         return None
     (x, x_type), (w, w_type), (y, y_type) = shapes
-    kind = KERNEL_TYPES.get(x_type)
+    kind = (_AVX512_KERNELS if kinds is None else kinds).get(x_type)
     numbers = conv.dimension_numbers
     layout = ((numbers.input_batch_dimension, numbers.input_feature_dimension, list(numbers.input_spatial_dimensions)),
               (numbers.kernel_input_feature_dimension, numbers.kernel_output_feature_dimension,
@@ -467,10 +532,11 @@ def conv_shape(op, min_multiply_adds: int = 0) -> ConvShape | None:
         return None
     shape = ConvShape(kind.element, x[0], x[1] + top + bottom, x[2] + left + right, x[3], (w[0], w[1]), w[3],
                       (top, bottom, left, right), tuple(conv.window_strides or (1, 1)),
-                      tuple(conv.rhs_dilation or (1, 1)))
+                      tuple(conv.rhs_dilation or (1, 1)), kind)
     matmul = shape.matmul
-    if (matmul.m % ROWS or shape.features % COLUMNS or shape.channels % kind.group
-            or matmul.m * matmul.n * matmul.k < min_multiply_adds):
+    fewest_channels = kind.conv_channels[shape.strides != (1, 1)]
+    if (matmul.m % kind.rows or shape.features % kind.columns or shape.channels % kind.group
+            or shape.channels < fewest_channels or matmul.m * matmul.n * matmul.k < min_multiply_adds):
         return None
     return shape
 
@@ -479,22 +545,22 @@ def conv_executable(shape: ConvShape) -> str:
     """The convolution kernel's `stream.executable`, as MLIR text.
 
     Bindings: the padded input as 32-bit lanes [N, H, W, C/g], the packed
-    kernel [F/32, KH*KW*C/g, 32], the result [N*OH*OW, F] f32. Workgroup
-    (x, y) owns a block of features and one of output pixels (the rows of
-    the implicit matmul, across image rows and images), which it walks in
-    blocks of 8: each pixel's input row and column are found once per
-    block, then the window's rows and columns and, innermost, the channels
-    are one matmul step each.
+    kernel [F/c, KH*KW*C/g, c] (c: the register tile's columns), the result
+    [N*OH*OW, F] f32. Workgroup (x, y) owns a block of features and one of
+    output pixels (the rows of the implicit matmul, across image rows and
+    images), which it walks in blocks of the tile's rows: each pixel's
+    input row and column are found once per block, then the window's rows
+    and columns and, innermost, the channels are one matmul step each.
     """
-    kind = KERNEL_TYPES[shape.element]
-    matmul, steps = shape.matmul, shape.channels // kind.group
+    kind = shape.kind
+    matmul, steps, columns = shape.matmul, shape.channels // kind.group, kind.columns
     wg_rows = _largest_divisor(matmul.m, WORKGROUP_ROWS)
     wg_cols = _largest_divisor(shape.features, WORKGROUP_COLUMNS)
     lhs = f"memref<{shape.batch}x{shape.height}x{shape.width}x{steps}x{kind.lane}>"
-    rhs = f"memref<{shape.features // COLUMNS}x{matmul.k // kind.group}x{COLUMNS}x{kind.lane}>"
+    rhs = f"memref<{shape.features // columns}x{matmul.k // kind.group}x{columns}x{kind.lane}>"
     out = f"memref<{matmul.m}x{shape.features}xf32>"
     (stride_h, stride_w), (dilation_h, dilation_w) = shape.strides, shape.dilations
-    pixels = [line for r in range(ROWS) for line in (  # where output pixel %row{r} is, and its window starts
+    pixels = [line for r in range(kind.rows) for line in (  # where output pixel %row{r} is, and its window starts
         f"    %row{r} = arith.addi %i, %c{r} : index",
         f"    %image{r} = arith.divui %row{r}, %image_pixels : index",
         f"    %in_image{r} = arith.remui %row{r}, %image_pixels : index",
@@ -502,12 +568,12 @@ def conv_executable(shape: ConvShape) -> str:
         f"    %ow{r} = arith.remui %in_image{r}, %out_width : index",
         f"    %ih_start{r} = arith.muli %oh{r}, %stride_h : index",
         f"    %iw_start{r} = arith.muli %ow{r}, %stride_w : index")]
-    channels = _accumulating("channel_sums", "%ci = %c0 to %steps step %c1", lambda t: f"%s{t}", "p", [
+    channels = _accumulating(kind, "channel_sums", "%ci = %c0 to %steps step %c1", lambda t: f"%s{t}", "p", [
         "      %k = arith.addi %k0, %ci : index",
         *_step_body(kind, lhs, rhs, lambda r: f"%image{r}, %ih{r}, %iw{r}, %ci")], "n")
-    columns = _accumulating("tap_sums", "%kw = %c0 to %window_columns step %c1", lambda t: f"%q{t}", "s", [
+    taps = _accumulating(kind, "tap_sums", "%kw = %c0 to %window_columns step %c1", lambda t: f"%q{t}", "s", [
         "      %kw_offset = arith.muli %kw, %dilation_w : index",
-        *(f"      %iw{r} = arith.addi %iw_start{r}, %kw_offset : index" for r in range(ROWS)),
+        *(f"      %iw{r} = arith.addi %iw_start{r}, %kw_offset : index" for r in range(kind.rows)),
         "      %tap_row = arith.muli %kh, %window_columns : index",
         "      %tap = arith.addi %tap_row, %kw : index",
         "      %k0 = arith.muli %tap, %steps : index",
@@ -522,25 +588,25 @@ def conv_executable(shape: ConvShape) -> str:
         f"  %stride_w = arith.constant {stride_w} : index",
         f"  %dilation_h = arith.constant {dilation_h} : index",
         f"  %dilation_w = arith.constant {dilation_w} : index",
-        *_blocks(wg_cols // COLUMNS, wg_rows, out, [
+        *_blocks(kind, wg_cols // columns, wg_rows, out, [
             *pixels,
-            *_accumulating("sum", "%kh = %c0 to %window_rows step %c1", lambda t: "%zero", "q", [
+            *_accumulating(kind, "sum", "%kh = %c0 to %window_rows step %c1", lambda t: "%zero", "q", [
                 "      %kh_offset = arith.muli %kh, %dilation_h : index",
-                *(f"      %ih{r} = arith.addi %ih_start{r}, %kh_offset : index" for r in range(ROWS)),
-                *columns], "tap_sums#")]),
+                *(f"      %ih{r} = arith.addi %ih_start{r}, %kh_offset : index" for r in range(kind.rows)),
+                *taps], "tap_sums#")]),
     ]
-    return _executable(shape.symbol, (shape.features // wg_cols, matmul.m // wg_rows), (lhs, rhs, out), body)
+    return _executable(kind, shape.symbol, (shape.features // wg_cols, matmul.m // wg_rows), (lhs, rhs, out), body)
 
 
 def conv_caller(shape: ConvShape) -> str:
     """The private function that pads the input, dispatches the kernel and shapes its rows as NHWC."""
-    kind = KERNEL_TYPES[shape.element]
+    kind = shape.kind
     e, matmul = shape.element, shape.matmul
     top, bottom, left, right = shape.padding
     unpadded = f"tensor<{shape.batch}x{shape.height - top - bottom}x{shape.width - left - right}x{shape.channels}x{e}>"
     padded = f"tensor<{shape.batch}x{shape.height}x{shape.width}x{shape.channels}x{e}>"
     lanes = f"tensor<{shape.batch}x{shape.height}x{shape.width}x{shape.channels // kind.group}x{kind.lane}>"
-    packed = f"tensor<{shape.features // COLUMNS}x{matmul.k // kind.group}x{COLUMNS}x{kind.lane}>"
+    packed = f"tensor<{shape.features // kind.columns}x{matmul.k // kind.group}x{kind.columns}x{kind.lane}>"
     rows, result = f"tensor<{matmul.m}x{shape.features}xf32>", (
         f"tensor<{shape.batch}x{shape.out_height}x{shape.out_width}x{shape.features}xf32>")
     pad, value = [], "%x"
@@ -564,7 +630,7 @@ def _packed_constant(value, shape: MatmulShape, transposed: bool):
     """A new constant holding the constant `value` in the kernel's panels (at the insertion point)."""
     owner = defining(value, "stablehlo.constant").operation
     lanes = packed_rhs(constant_value(owner), shape, transposed)
-    kind = KERNEL_TYPES[shape.element]
+    kind = shape.kind
     lane_type = ir.F32Type.get() if kind.lane == "f32" else ir.IntegerType.get_signless(32)
     tensor = ir.RankedTensorType.get(list(lanes.shape), lane_type)
     if ir.DenseElementsAttr(owner.attributes["value"]).is_splat:  # keep a splat a splat
@@ -587,33 +653,32 @@ _CONV_DEFINITIONS = (("symbol", conv_executable), ("caller", conv_caller))
 
 @register_pass
 class MatmulKernel(Pass):
-    """Runs large bf16 and f32 matmuls and NHWC convolutions through oxla's AVX-512 dispatch (8x32 tiles)."""
+    """Runs large matmuls and NHWC convolutions through oxla's own dispatch (AVX-512: 8x32 tiles; AVX2: convolutions, 4x16)."""
 
     name = "oxla-llvmcpu-matmul-kernel"
     anchor = "builtin.module"
     min_multiply_adds: int = dataclasses.field(default=MIN_MULTIPLY_ADDS, metadata={
         "help": "leave smaller matmuls to IREE, whose dispatches fuse their producers and consumers"})
 
-    def _plan(self, op):
+    def _plan(self, op, kinds: dict[str, KernelType]):
         """(shape, its definitions (_MATMUL_DEFINITIONS or _CONV_DEFINITIONS), whether a constant B is
         [N, K]) for a matmul or convolution; shape None when the kernel does not take it."""
         if op.name == "stablehlo.convolution":
-            return conv_shape(op, self.min_multiply_adds), _CONV_DEFINITIONS, False
-        shape = matmul_shape(op, self.min_multiply_adds)
+            return conv_shape(op, self.min_multiply_adds, kinds), _CONV_DEFINITIONS, False
+        shape = matmul_shape(op, self.min_multiply_adds, kinds)
         return shape, _MATMUL_DEFINITIONS, shape is not None and _contracting(op)[3] == [1]
 
     def run(self, module) -> None:
         """Replaces each dot or convolution the kernel takes by a call of its shape's caller (added once per shape)."""
-        features = target_features(module)
-        types = {e for e, kind in KERNEL_TYPES.items() if kind.feature in features}
-        if not types:
+        kinds = kernels_for(target_features(module))
+        if not kinds:
             return
         done: set[str] = {ir.StringAttr(op.attributes["sym_name"]).value for op in ir.ops(module)
                           if op.name in ("func.func", "stream.executable") and "sym_name" in op.attributes}
         texts: list[str] = []
         for op in [o for o in ir.ops(module) if o.name in _KERNEL_OPS]:
-            shape, definitions, transposed = self._plan(op)
-            if shape is None or shape.element not in types:
+            shape, definitions, transposed = self._plan(op, kinds)
+            if shape is None:
                 continue
             for name, text in definitions:
                 symbol = getattr(shape, name)
