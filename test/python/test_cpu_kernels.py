@@ -240,7 +240,7 @@ def test_the_kernel_takes_nhwc_convolutions_with_constant_kernels(text, expected
      ConvShape("f32", 1, 58, 58, 64, (3, 3), 48, (1, 1, 1, 1), (2, 2))),  # strided: from 64 channels; 16 columns
     (_conv((1, 56, 56, 64), (3, 3), 64), None),  # unstrided under 128 channels: IREE's code is as fast
     (_conv((1, 56, 56, 32), (3, 3), 64, stride=2), None),  # strided under 64 channels
-    (_conv((1, 7, 7, 512), (3, 3), 512), None),  # 49 output pixels
+    (_conv((1, 7, 7, 512), (3, 3), 512), ConvShape("f32", 1, 9, 9, 512, (3, 3), 512, (1, 1, 1, 1))),  # 49 pixels
     (_conv((1, 28, 28, 128), (3, 3), 120), None),  # features not a multiple of 16
     (_conv((1, 28, 28, 128), (3, 3), 128, element="bf16"), None),  # f32 only
 ])
@@ -249,6 +249,7 @@ def test_on_avx2_the_kernel_takes_the_convolutions_iree_runs_slowly(text, expect
     shape = conv_shape(_the_conv(module), 1 << 23, AVX2_KERNELS)
     assert shape == expected
     assert shape is None or (shape.kind.rows, shape.kind.columns) == (4, 16)
+    assert shape is None or shape.block_rows == -(-shape.matmul.m // 4) * 4
 
 
 def test_on_avx2_matmuls_stay_with_iree():
@@ -281,6 +282,9 @@ _CONV_CASES = [  # element, input NHWC, window, features, padding, stride, dilat
     # of 4 pixels that span image rows and images
     pytest.param("f32", (1, 32, 32, 64), (3, 3), 64, ((1, 0), (1, 0)), 2, 1, AVX2, marks=_needs_avx2),
     pytest.param("f32", (1, 16, 16, 128), (3, 3), 48, ((2, 2), (2, 2)), 1, 2, AVX2, marks=_needs_avx2),
+    # 49 and 98 output pixels: whole blocks of 4 past the last, which the caller drops
+    pytest.param("f32", (1, 7, 7, 256), (3, 3), 128, ((1, 1), (1, 1)), 1, 1, AVX2, marks=_needs_avx2),
+    pytest.param("f32", (2, 7, 7, 128), (3, 3), 128, ((1, 1), (1, 1)), 1, 1, AVX2, marks=_needs_avx2),
 ]
 
 

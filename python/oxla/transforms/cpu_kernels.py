@@ -55,7 +55,10 @@ with at least 128 input channels or, strided, 64: IREE's own code runs
 those at 3-64 GFLOP/s on an AVX2 Zen 3 (the 14x14x256 3x3 convolution
 in 74.5 ms, the kernel in 3.7 ms), and as fast as the kernel for fewer
 channels and for matmuls (docs/performance.md). It then needs a multiple
-of 4 output pixels and of 16 features.
+of 16 features; output pixels that are no whole blocks of 4 (7x7) are
+rounded up to blocks, whose rows past the last pixel read it again and
+are dropped by the caller (the 7x7x512 convolution: IREE 126.8 ms, the
+kernel 4.9 ms).
 
 oxla-llvmcpu-widen-bf16-matmuls, run before it: on x86-64 CPUs without
 `+avx512bf16`, a dot of two bf16 operands into f32 takes them converted to
@@ -105,6 +108,7 @@ class KernelType:
     lanes: int = 16
     matmuls: bool = True  # whether it takes matmuls too, or only convolutions
     conv_channels: tuple[int, int] = (0, 0)  # fewest input channels of a convolution it takes (unstrided, strided)
+    ragged_conv_rows: bool = False  # whether it takes convolutions whose output pixels are no whole blocks
 
     @property
     def columns(self) -> int:
@@ -131,8 +135,10 @@ KERNELS = (  # for each element type the first whose features a target has is us
     # code runs slowly (AVX2 Zen 3, one 3x3 convolution each, oxla / IREE: 28x28x128 0.64x,
     # 14x14x128 0.06x, 56x56x64 stride 2 0.81x; 56x56x64 1.03x and 56x56x32 1.27x, so not those);
     # IREE's data-tiled matmuls run as fast as this tile there (docs/performance.md).
+    # Output pixels that are no whole blocks (7x7) are rounded up to blocks: IREE's code ran the 7x7x512
+    # convolution at 2 GFLOP/s.
     KernelType("f32", ("+avx2", "+fma"), 1, "f32", _ACC8, f"vector.fma {{a}}, {{b}}, {{acc}} : {_ACC8}", 512,
-               rows=4, lanes=8, matmuls=False, conv_channels=(128, 64)),
+               rows=4, lanes=8, matmuls=False, conv_channels=(128, 64), ragged_conv_rows=True),
 )
 
 
@@ -507,6 +513,12 @@ class ConvShape:
         """The private function that pads the input and dispatches the kernel."""
         return f"{self.symbol}_pad{'_'.join(map(str, self.padding))}"
 
+    @property
+    def block_rows(self) -> int:
+        """The output pixels the kernel computes: the implicit matmul's rows rounded up to whole blocks of the
+        register tile's rows (the last pixel is read again for the rest, which the caller drops)."""
+        return -(-self.matmul.m // self.kind.rows) * self.kind.rows
+
 
 def conv_shape(op, min_multiply_adds: int = 0, kinds: dict[str, KernelType] | None = None) -> ConvShape | None:
     """The kernel's view of a stablehlo.convolution, or None when the kernel does not take it.
@@ -535,7 +547,8 @@ def conv_shape(op, min_multiply_adds: int = 0, kinds: dict[str, KernelType] | No
                       tuple(conv.rhs_dilation or (1, 1)), kind)
     matmul = shape.matmul
     fewest_channels = kind.conv_channels[shape.strides != (1, 1)]
-    if (matmul.m % kind.rows or shape.features % kind.columns or shape.channels % kind.group
+    if ((matmul.m % kind.rows and not kind.ragged_conv_rows) or shape.features % kind.columns
+            or shape.channels % kind.group
             or shape.channels < fewest_channels or matmul.m * matmul.n * matmul.k < min_multiply_adds):
         return None
     return shape
@@ -553,17 +566,19 @@ def conv_executable(shape: ConvShape) -> str:
     and columns and, innermost, the channels are one matmul step each.
     """
     kind = shape.kind
-    matmul, steps, columns = shape.matmul, shape.channels // kind.group, kind.columns
-    wg_rows = _largest_divisor(matmul.m, WORKGROUP_ROWS)
+    matmul, steps, columns, rows = shape.matmul, shape.channels // kind.group, kind.columns, shape.block_rows
+    wg_rows = _largest_divisor(rows, WORKGROUP_ROWS)
     wg_cols = _largest_divisor(shape.features, WORKGROUP_COLUMNS)
     lhs = f"memref<{shape.batch}x{shape.height}x{shape.width}x{steps}x{kind.lane}>"
     rhs = f"memref<{shape.features // columns}x{matmul.k // kind.group}x{columns}x{kind.lane}>"
-    out = f"memref<{matmul.m}x{shape.features}xf32>"
+    out = f"memref<{rows}x{shape.features}xf32>"
     (stride_h, stride_w), (dilation_h, dilation_w) = shape.strides, shape.dilations
+    ragged = rows != matmul.m  # rows past the last pixel read it again
     pixels = [line for r in range(kind.rows) for line in (  # where output pixel %row{r} is, and its window starts
         f"    %row{r} = arith.addi %i, %c{r} : index",
-        f"    %image{r} = arith.divui %row{r}, %image_pixels : index",
-        f"    %in_image{r} = arith.remui %row{r}, %image_pixels : index",
+        *([f"    %pixel{r} = arith.minui %row{r}, %last_pixel : index"] if ragged else []),
+        f"    %image{r} = arith.divui %{'pixel' if ragged else 'row'}{r}, %image_pixels : index",
+        f"    %in_image{r} = arith.remui %{'pixel' if ragged else 'row'}{r}, %image_pixels : index",
         f"    %oh{r} = arith.divui %in_image{r}, %out_width : index",
         f"    %ow{r} = arith.remui %in_image{r}, %out_width : index",
         f"    %ih_start{r} = arith.muli %oh{r}, %stride_h : index",
@@ -588,6 +603,7 @@ def conv_executable(shape: ConvShape) -> str:
         f"  %stride_w = arith.constant {stride_w} : index",
         f"  %dilation_h = arith.constant {dilation_h} : index",
         f"  %dilation_w = arith.constant {dilation_w} : index",
+        *([f"  %last_pixel = arith.constant {matmul.m - 1} : index"] if ragged else []),
         *_blocks(kind, wg_cols // columns, wg_rows, out, [
             *pixels,
             *_accumulating(kind, "sum", "%kh = %c0 to %window_rows step %c1", lambda t: "%zero", "q", [
@@ -595,11 +611,12 @@ def conv_executable(shape: ConvShape) -> str:
                 *(f"      %ih{r} = arith.addi %ih_start{r}, %kh_offset : index" for r in range(kind.rows)),
                 *taps], "tap_sums#")]),
     ]
-    return _executable(kind, shape.symbol, (shape.features // wg_cols, matmul.m // wg_rows), (lhs, rhs, out), body)
+    return _executable(kind, shape.symbol, (shape.features // wg_cols, rows // wg_rows), (lhs, rhs, out), body)
 
 
 def conv_caller(shape: ConvShape) -> str:
-    """The private function that pads the input, dispatches the kernel and shapes its rows as NHWC."""
+    """The private function that pads the input, dispatches the kernel and shapes its rows as NHWC (less the
+    rows past the last pixel, when it computes whole blocks past it)."""
     kind = shape.kind
     e, matmul = shape.element, shape.matmul
     top, bottom, left, right = shape.padding
@@ -607,8 +624,11 @@ def conv_caller(shape: ConvShape) -> str:
     padded = f"tensor<{shape.batch}x{shape.height}x{shape.width}x{shape.channels}x{e}>"
     lanes = f"tensor<{shape.batch}x{shape.height}x{shape.width}x{shape.channels // kind.group}x{kind.lane}>"
     packed = f"tensor<{shape.features // kind.columns}x{matmul.k // kind.group}x{kind.columns}x{kind.lane}>"
-    rows, result = f"tensor<{matmul.m}x{shape.features}xf32>", (
-        f"tensor<{shape.batch}x{shape.out_height}x{shape.out_width}x{shape.features}xf32>")
+    blocks, rows = f"tensor<{shape.block_rows}x{shape.features}xf32>", f"tensor<{matmul.m}x{shape.features}xf32>"
+    result = f"tensor<{shape.batch}x{shape.out_height}x{shape.out_width}x{shape.features}xf32>"
+    pixels = []
+    if blocks != rows:
+        pixels = [f"  %pixels = stablehlo.slice %blocks [0:{matmul.m}, 0:{shape.features}] : ({blocks}) -> {rows}"]
     pad, value = [], "%x"
     if any(shape.padding):
         pad = [f"  %pad_value = stablehlo.constant dense<0.000000e+00> : tensor<{e}>",
@@ -620,8 +640,9 @@ def conv_caller(shape: ConvShape) -> str:
         f"func.func private @{shape.caller}(%x: {unpadded}, %w: {packed}) -> {result} {{",
         *pad,
         *as_lanes,
-        f"  %rows = flow.dispatch @{shape.symbol}::@{shape.symbol}({value}, %w) : ({lanes}, {packed}) -> {rows}",
-        f"  %out = stablehlo.reshape %rows : ({rows}) -> {result}",
+        f"  %blocks = flow.dispatch @{shape.symbol}::@{shape.symbol}({value}, %w) : ({lanes}, {packed}) -> {blocks}",
+        *pixels,
+        f"  %out = stablehlo.reshape {'%pixels' if pixels else '%blocks'} : ({rows}) -> {result}",
         f"  return %out : {result}",
         "}"])
 
