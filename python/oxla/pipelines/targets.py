@@ -145,8 +145,9 @@ LLVM_CPU_CODEGEN_PASSES = (
     # microkernel or its packed f32 code, on CPUs that have the instructions (the bf16 GEMM 4.62 -> 4.15
     # ms, XLA 4.23; the f32 one 8.65 -> 8.24 ms, XLA 8.72; the MLP 1.09x and BERT 1.05x faster; results
     # bit for bit the same); NHWC convolutions with constant kernels run through it as implicit matmuls
-    # (the ResNet block 2.10 -> 1.83 ms, the stage transition 1.74 -> 1.42 ms; XLA 2.0 and 1.6 ms); see
-    # oxla/transforms/cpu_kernels.py.
+    # (the ResNet block 2.10 -> 1.83 ms, the stage transition 1.74 -> 1.42 ms; XLA 2.0 and 1.6 ms). On AVX2
+    # it takes the convolutions IREE's code runs slowly there, with a 4x16 tile (the stage transition on
+    # a Zen 3: 1.29x -> 0.92x XLA's time); see oxla/transforms/cpu_kernels.py.
     # On x86-64 CPUs without AVX-512 BF16, bf16 matmuls accumulating in f32 take f32 operands (the same
     # products and sums): IREE's bf16 microkernel has no other path there (the bf16 GEMM on an AVX2 Zen 3:
     # 3.4 s -> 37 ms, XLA 51 ms); see oxla/transforms/cpu_kernels.py.
