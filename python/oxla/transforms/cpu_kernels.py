@@ -93,6 +93,11 @@ _LANE_DTYPES = {"i32": np.dtype(np.int32), "f32": np.dtype(np.float32)}
 _ACC16, _ACC8 = "vector<16xf32>", "vector<8xf32>"
 
 
+def _fma_step(vector: str) -> str:
+    """The f32 kernels' multiply-add step on `vector`s: one FMA per K, in K order."""
+    return f"vector.fma {{a}}, {{b}}, {{acc}} : {vector}"
+
+
 @dataclass(frozen=True)
 class KernelType:
     """How the kernel multiplies one operand element type on one kind of CPU: a row of KERNELS."""
@@ -130,14 +135,14 @@ KERNELS = (  # for each element type the first whose features a target has is us
     # the right operand's pack (a StableHLO transpose per call) cost more than IREE's: 64x1024x784
     # 1.18x, 128x1024x1024 1.03x, 256x3072x768 with bias and relu 1.12x (docs/performance.md); a
     # constant one is packed while compiling, and then any number of rows pays.
-    KernelType("f32", ("+avx512f",), 1, "f32", _ACC16, f"vector.fma {{a}}, {{b}}, {{acc}} : {_ACC16}", 512),
+    KernelType("f32", ("+avx512f",), 1, "f32", _ACC16, _fma_step(_ACC16), 512),
     # AVX2 (16 registers): 4 rows of 16 columns, 8 accumulators. Convolutions only, and those IREE's
     # code runs slowly (AVX2 Zen 3, one 3x3 convolution each, oxla / IREE: 28x28x128 0.64x,
     # 14x14x128 0.06x, 56x56x64 stride 2 0.81x; 56x56x64 1.03x and 56x56x32 1.27x, so not those);
     # IREE's data-tiled matmuls run as fast as this tile there (docs/performance.md).
     # Output pixels that are no whole blocks (7x7) are rounded up to blocks: IREE's code ran the 7x7x512
     # convolution at 2 GFLOP/s.
-    KernelType("f32", ("+avx2", "+fma"), 1, "f32", _ACC8, f"vector.fma {{a}}, {{b}}, {{acc}} : {_ACC8}", 512,
+    KernelType("f32", ("+avx2", "+fma"), 1, "f32", _ACC8, _fma_step(_ACC8), 512,
                rows=4, lanes=8, matmuls=False, conv_channels=(128, 64), ragged_conv_rows=True),
 )
 

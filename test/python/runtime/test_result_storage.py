@@ -23,8 +23,8 @@ MIXED = """func.func @main(%x: tensor<64x32xf32>, %y: tensor<64x32xf32>)
 
 
 def _entry_names(module) -> list[str]:
-    return [ir.StringAttr(op.attributes["sym_name"]).value for op in ir.body_ops(module)
-            if ir.StringAttr(op.attributes["sym_name"]).value.startswith(ENTRY_PREFIX)]
+    names = [ir.StringAttr(op.attributes["sym_name"]).value for op in ir.body_ops(module)]
+    return [name for name in names if name.startswith(ENTRY_PREFIX)]
 
 
 def _pass(src: str, options: str = "") -> ir.Module:
