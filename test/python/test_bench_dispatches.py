@@ -34,6 +34,23 @@ def test_statistics_give_each_dispatch_and_the_whole_call():
     assert dispatches.parse_statistics("no profile here") == []
 
 
+# A program that submits two command buffers per call and runs one dispatch three times in the first.
+TWO_SUBMISSIONS = """  host_execute main_dispatch_1_matmul_128x256x256_f32  count=30 total=7.500 ms avg=250.000 us tiles=80
+  host_execute_queue p=0 q=0 execute  count=10 total=10.000 ms avg=1.000 ms operations=10
+  host_execute main_dispatch_12_matmul_128x1024x256_f32  count=10 total=12.000 ms avg=1.200 ms tiles=80
+  host_execute_queue p=0 q=0 execute  count=10 total=25.000 ms avg=2.500 ms operations=10
+"""
+
+
+def test_a_call_is_every_submission_and_shares_count_each_run_of_a_dispatch():
+    rows = dispatches.parse_statistics(TWO_SUBMISSIONS)
+    assert rows[-1][:2] == ("total", 10) and rows[-1][2] == pytest.approx(3.5e-3)
+    lines = dispatches.report("block", rows, 1).splitlines()
+    assert lines[0] == "block: 3.500 ms per call (1 thread)"
+    assert "x3" in lines[1] and "21.4%" in lines[1] and lines[1].endswith("main_dispatch_1_matmul_128x256x256_f32")
+    assert "x" not in lines[2].split("%")[0] and "34.3%" in lines[2]
+
+
 @pytest.mark.parametrize("array, spec", [
     (np.zeros((2, 3), np.float32), "2x3xf32"),
     (np.zeros((4,), ml_dtypes.bfloat16), "4xbf16"),

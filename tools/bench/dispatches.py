@@ -31,7 +31,7 @@ from tools.bench import systems, zoo  # noqa: E402
 
 # One row of `iree-profile statistics`: a dispatch's name, call count and mean time with its unit.
 _ROW = re.compile(r"host_execute (\S+)\s+count=(\d+) total=\S+ \S+ avg=(\S+) (\S+)")
-_TOTAL = re.compile(r"host_execute_queue \S+ \S+ execute\s+count=\d+ total=\S+ \S+ avg=(\S+) (\S+)")
+_TOTAL = re.compile(r"host_execute_queue \S+ \S+ execute\s+count=(\d+) total=\S+ \S+ avg=(\S+) (\S+)")
 _SECONDS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 
 
@@ -81,12 +81,28 @@ def profile(name: str, repeat: int, workdir: str, threads: int = 1) -> list[tupl
 
 
 def parse_statistics(report: str) -> list[tuple[str, int, float]]:
-    """(dispatch, calls, mean seconds) from `iree-profile statistics` text, ("total", ...) last when given."""
+    """(dispatch, calls, mean seconds) from `iree-profile statistics` text, ("total", program calls, mean
+    seconds of a whole call) last when given: a program that submits several command buffers per call
+    has one execute row for each, every one run once per call."""
     rows = [(m[1], int(m[2]), float(m[3]) * _SECONDS[m[4]]) for m in _ROW.finditer(report)]
-    total = _TOTAL.search(report)
-    if total:
-        rows.append(("total", rows[0][1] if rows else 0, float(total[1]) * _SECONDS[total[2]]))
+    executes = [(int(m[1]), float(m[2]) * _SECONDS[m[3]]) for m in _TOTAL.finditer(report)]
+    if executes:
+        rows.append(("total", min(calls for calls, _ in executes), sum(mean for _, mean in executes)))
     return rows
+
+
+def report(name: str, rows: list[tuple[str, int, float]], threads: int) -> str:
+    """The printed table: each dispatch's mean time, its calls per program call, and its share of a call."""
+    dispatch_rows = rows[:-1] if rows and rows[-1][0] == "total" else rows
+    calls = rows[-1][1] if len(dispatch_rows) < len(rows) else min((r[1] for r in rows), default=1)
+    whole = rows[-1][2] if len(dispatch_rows) < len(rows) else sum(r[1] * r[2] for r in rows) / max(calls, 1)
+    lines = [f"{name}: {whole * 1e3:.3f} ms per call ({threads} thread{'s' if threads > 1 else ''})"]
+    for dispatch, count, seconds in dispatch_rows:
+        per_call = count / max(calls, 1)
+        share = 100 * seconds * per_call / whole if whole else 0.0
+        times = f" x{per_call:g}" if per_call != 1 else ""
+        lines.append(f"  {seconds * 1e3:9.3f} ms{times:<5} {share:5.1f}%  {dispatch}")
+    return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -100,10 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="oxla-dispatches-") as workdir:
         for name in args.models:
             rows = profile(name, args.repeat, workdir, args.threads)
-            whole = rows[-1][2] if rows and rows[-1][0] == "total" else sum(r[2] for r in rows)
-            print(f"{name}: {whole * 1e3:.3f} ms per call ({args.threads} thread{'s' if args.threads > 1 else ''})")
-            for dispatch, calls, seconds in rows[:-1] if rows and rows[-1][0] == "total" else rows:
-                print(f"  {seconds * 1e3:9.3f} ms {100 * seconds / whole:5.1f}%  {dispatch} ({calls} calls)")
+            print(report(name, rows, args.threads))
     return 0
 
 
