@@ -4,7 +4,8 @@ oxla-llvmcpu-pack-vector-tiles: dispatches that data-tile keep their vector step
 oxla-llvmcpu-pack-panels: stand-alone operand packs give each workgroup whole rows of their source.
 oxla-llvmcpu-mmt4d-register-tiles: f32 matmul dispatches step 8 rows of two column tiles.
 oxla-llvmcpu-conv-register-tiles: f32 convolutions step whole vectors of features.
-oxla-llvmcpu-row-reduction-steps: stand-alone row reductions step one row at a time on AVX2."""
+oxla-llvmcpu-row-reduction-steps: stand-alone row reductions step one row at a time on AVX2.
+oxla-llvmcpu-elementwise-steps: element-wise dispatches doing math step two vectors at a time on AVX2."""
 
 import re
 
@@ -16,7 +17,8 @@ from oxla import ir, runtime, transforms
 from oxla.pipelines import compile
 from oxla.transforms.cpu_tiles import (
     CHUNK_ROWS, _iterators, _vector_shape, bounded_pack_config, capped_inner_config,
-    chunked_outer_reduction_config, column_tile_rows, conv_register_config, outer_reduction_config,
+    chunked_outer_reduction_config, column_tile_rows, conv_register_config, elementwise_step_config,
+    outer_reduction_config,
     pack_vector_config, panel_config, register_tile_config, row_of_tiles_config, row_reduction_config,
 )
 
@@ -549,3 +551,62 @@ def test_avx2_row_sums_step_one_row_and_stay_close():
     x = np.random.default_rng(17).standard_normal((4096, 1024)).astype(np.float32)
     got = np.asarray(runtime.load(compile(src)).main(x))
     np.testing.assert_allclose(got, x.astype(np.float64).sum(axis=1), rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("config, lanes, expected", [
+    ("distribution = [4096], vector_common_parallel = [8]", 8, "distribution = [4096], vector_common_parallel = [16]"),
+    ("distribution = [1, 256], vector_common_parallel = [1, 8]", 8, "distribution = [1, 256], vector_common_parallel = [1, 16]"),
+    ("distribution = [4104], vector_common_parallel = [8]", 8, None),  # no whole number of two-vector steps
+    ("distribution = [4096], vector_common_parallel = [16]", 8, None),  # not one vector a step
+    ("distribution = [0], vector_common_parallel = [8]", 8, None),  # one workgroup of unknown width
+    ("vector_common_parallel = [8]", 8, None),  # no workgroup level
+    ("distribution = [64, 0], vector_common_parallel = [8, 0], vector_reduction = [0, 8]", 8, None),  # a reduction's
+])
+def test_elementwise_steps_take_two_vectors(config, lanes, expected):
+    assert elementwise_step_config(_lc(config), lanes) == (_lc(expected) if expected else None)
+
+
+def _elementwise(body: str) -> str:
+    """@main(x: f32[64,4096]) = body(x), `body` StableHLO ops on %x ending in %y."""
+    t = "tensor<64x4096xf32>"
+    return f"func.func @main(%x: {t}) -> {t} {{\n{body.format(t=t)}\n  return %y : {t}\n}}\n"
+
+
+_MATH_CHAIN = _elementwise("""  %c = stablehlo.constant dense<1.5> : {t}
+  %a = stablehlo.multiply %x, %c : {t}
+  %t = stablehlo.tanh %a : {t}
+  %s = stablehlo.logistic %x : {t}
+  %e = stablehlo.exponential %s : {t}
+  %m = stablehlo.multiply %t, %s : {t}
+  %y = stablehlo.add %m, %e : {t}""")
+_CHEAP = _elementwise("""  %c = stablehlo.constant dense<1.5> : {t}
+  %y = stablehlo.multiply %x, %c : {t}""")
+
+
+def _elementwise_steps(module) -> list[str]:
+    """The vector_common_parallel level of every configured all-parallel linalg.generic."""
+    found = []
+    ir.walk(module, lambda op: found.append(re.search(r"vector_common_parallel = \[[^\]]*\]",
+                                                      str(op.attributes["lowering_config"])).group(0))
+            if op.name == "linalg.generic" and "lowering_config" in op.attributes
+            and set(_iterators(op)) == {"parallel"} else None)
+    return found
+
+
+def test_avx2_elementwise_math_steps_two_vectors_and_stays_exact():
+    avx2 = compile(_MATH_CHAIN, compile_to="executable-configurations", cpu=AVX2)
+    assert _elementwise_steps(avx2) == ["vector_common_parallel = [16]"]
+    raw = compile(_MATH_CHAIN, compile_to="executable-configurations", cpu=AVX2,
+                  disable_passes=["oxla-llvmcpu-elementwise-steps"])
+    assert _elementwise_steps(raw) == ["vector_common_parallel = [8]"]  # IREE's own: the case arises
+    wide = compile(_MATH_CHAIN, compile_to="executable-configurations", cpu=CPU)
+    assert _elementwise_steps(wide) == ["vector_common_parallel = [16]"]  # AVX-512: IREE's one vector
+    cheap = compile(_CHEAP, compile_to="executable-configurations", cpu=AVX2)
+    assert _elementwise_steps(cheap) == ["vector_common_parallel = [8]"]  # bound by memory: left alone
+    x = np.random.default_rng(19).standard_normal((64, 4096)).astype(np.float32) * 4
+    got = np.asarray(runtime.load(compile(_MATH_CHAIN, cpu=AVX2)).main(x))
+    iree = np.asarray(runtime.load(compile(_MATH_CHAIN, cpu=AVX2,
+                                           disable_passes=["oxla-llvmcpu-elementwise-steps"])).main(x))
+    np.testing.assert_array_equal(got, iree)  # the same math, element by element
+    s = 1 / (1 + np.exp(-x.astype(np.float64)))
+    np.testing.assert_allclose(got, np.tanh(1.5 * x.astype(np.float64)) * s + np.exp(s), rtol=2e-6)
