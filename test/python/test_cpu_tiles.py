@@ -4,7 +4,7 @@ oxla-llvmcpu-pack-vector-tiles: dispatches that data-tile keep their vector step
 oxla-llvmcpu-pack-panels: stand-alone operand packs give each workgroup whole rows of their source.
 oxla-llvmcpu-mmt4d-register-tiles: f32 matmul dispatches step 8 rows of two column tiles.
 oxla-llvmcpu-conv-register-tiles: f32 convolutions step whole vectors of features.
-oxla-llvmcpu-row-reduction-steps: stand-alone row reductions step one row at a time on AVX2.
+oxla-llvmcpu-row-reduction-steps: reductions over long rows step one row at a time on AVX2.
 oxla-llvmcpu-elementwise-steps: element-wise dispatches doing math step two vectors at a time on AVX2."""
 
 import re
@@ -535,9 +535,41 @@ def test_avx2_convolutions_step_whole_vectors_and_stay_exact():
     ("distribution = [32, 0], vector_common_parallel = [8, 0], vector_reduction = [0, 8]", 8, 1000, None),  # ragged
     ("distribution = [32, 0], vector_common_parallel = [1, 0], vector_reduction = [0, 32]", 8, 1024, None),  # done
     ("distribution = [32, 0, 0], vector_common_parallel = [8, 0, 0], vector_reduction = [0, 0, 8]", 8, 1024, None),
+    ("distribution = [32, 0], vector_common_parallel = [8, 0], vector_reduction = [0, 8]", 8, 256, None),  # short rows
 ])
 def test_row_reductions_step_one_row_of_four_vectors(config, lanes, extent, expected):
     assert row_reduction_config(_lc(config), lanes, extent) == (_lc(expected) if expected else None)
+
+
+_NORM = """
+func.func @main(%x: tensor<64x4096xf32>) -> tensor<64x4096xf32> {
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %n = stablehlo.constant dense<2.44140625E-4> : tensor<64xf32>
+  %s = stablehlo.reduce(%x init: %z) applies stablehlo.add across dimensions = [1] : (tensor<64x4096xf32>, tensor<f32>) -> tensor<64xf32>
+  %m = stablehlo.multiply %s, %n : tensor<64xf32>
+  %mb = stablehlo.broadcast_in_dim %m, dims = [0] : (tensor<64xf32>) -> tensor<64x4096xf32>
+  %d = stablehlo.subtract %x, %mb : tensor<64x4096xf32>
+  %q = stablehlo.multiply %d, %d : tensor<64x4096xf32>
+  %v = stablehlo.reduce(%q init: %z) applies stablehlo.add across dimensions = [1] : (tensor<64x4096xf32>, tensor<f32>) -> tensor<64xf32>
+  %vm = stablehlo.multiply %v, %n : tensor<64xf32>
+  %r = stablehlo.rsqrt %vm : tensor<64xf32>
+  %rb = stablehlo.broadcast_in_dim %r, dims = [0] : (tensor<64xf32>) -> tensor<64x4096xf32>
+  %y = stablehlo.multiply %d, %rb : tensor<64x4096xf32>
+  return %y : tensor<64x4096xf32>
+}
+"""
+
+
+def test_avx2_norms_over_long_rows_step_one_row_in_each_reduction_and_stay_close():
+    avx2 = ir.to_text(compile(_NORM, compile_to="executable-configurations", cpu=AVX2))
+    raw = ir.to_text(compile(_NORM, compile_to="executable-configurations", cpu=AVX2,
+                             disable_passes=["oxla-llvmcpu-row-reduction-steps"]))
+    assert raw.count("vector_reduction = [0, 8]") == 2  # IREE's own: the mean's and the variance's steps
+    assert avx2.count("vector_reduction = [0, 32]") == 2 and "vector_reduction = [0, 8]" not in avx2
+    x = np.random.default_rng(23).standard_normal((64, 4096)).astype(np.float32) + 3
+    got = np.asarray(runtime.load(compile(_NORM, cpu=AVX2)).main(x))
+    d = x.astype(np.float64) - x.mean(axis=1, dtype=np.float64, keepdims=True)
+    np.testing.assert_allclose(got, d / np.sqrt((d * d).mean(axis=1, keepdims=True)), rtol=1e-5, atol=1e-5)
 
 
 def test_avx2_row_sums_step_one_row_and_stay_close():

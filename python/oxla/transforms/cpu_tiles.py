@@ -84,13 +84,15 @@ then takes four channels per iteration, in order: paired runs of the
 ResNet block and the stage transition on Zen 3 were 7-20% faster, with
 the same outputs. Run after `executable-configurations`.
 
-oxla-llvmcpu-row-reduction-steps: IREE steps a stand-alone reduction over
-the innermost dimension (a row sum) by 8 rows of one vector, reading eight
+oxla-llvmcpu-row-reduction-steps: IREE steps a reduction over the
+innermost dimension (a row sum) by 8 rows of one vector, reading eight
 rows side by side. On AVX2 one row at a time, four vectors per step (one
 sequential stream, four accumulators), took the f32[4096,1024] row sum
-from 1.6-1.9 ms to 0.9-1.1 ms. The pass does that on targets with fewer
-than 16 lanes, in dispatches holding only the reduction and its fill.
-Run after `executable-configurations`.
+from 1.6-1.9 ms to 0.9-1.1 ms, and the elementwise chain's normalisation
+(mean and variance over rows of 4096 in one dispatch with the output)
+brought the zoo's elementwise chain from 15.9 ms to 14.9-15.2 ms. The pass does that on targets with fewer than 16 lanes, for rows
+of 1024 elements or more, in dispatches of fills, such reductions and
+element-wise ops. Run after `executable-configurations`.
 
 oxla-llvmcpu-elementwise-steps: IREE steps an element-wise dispatch by one
 native vector, and on AVX2 the loop over a transcendental body (the
@@ -187,14 +189,15 @@ def chunked_outer_reduction_config(iterators: list[str], extents: list[int], inn
 
 
 def _loop_extents(op) -> list[int]:
-    """The static trip count of each loop of a linalg.generic, read off its first operand's map."""
-    results = ir.AffineMapAttr(op.attributes["indexing_maps"][0]).value.results
-    shape = ir.RankedTensorType(op.operands[0].type).shape
+    """The static trip count of each loop of a linalg.generic, read off its operands' maps (0 where none
+    indexes the loop plainly)."""
     extents = [0] * len(op.attributes["iterator_types"])
-    for position, expr in enumerate(results):
-        match = _DIM.match(str(expr))
-        if match:
-            extents[int(match.group(1))] = shape[position]
+    for map_attr, operand in zip(op.attributes["indexing_maps"], op.operands):
+        shape = ir.RankedTensorType(operand.type).shape
+        for position, expr in enumerate(ir.AffineMapAttr(map_attr).value.results):
+            match = _DIM.match(str(expr))
+            if match and not extents[int(match.group(1))]:
+                extents[int(match.group(1))] = shape[position]
     return extents
 
 
@@ -629,18 +632,22 @@ class ConvRegisterTiles(Pass):
 
 
 ROW_STEP_VECTORS = 4  # vectors of one row per step (AVX2: 32 f32; 64 ran within noise of it)
+# Rows shorter than this (4 KiB of f32) lie within a page or two of each other, so IREE's steps across
+# 8 rows stream from memory already: the transformer block's and BERT's norms and softmaxes (rows of 128
+# and 256) ran no faster one row at a time (1-2% slower in one paired run).
+ROW_STEP_MIN_EXTENT = 1024
 
 
 def row_reduction_config(config: str, lanes: int, extent: int) -> str | None:
     """`config` (a [parallel, reduction] reduction's) stepping one row of ROW_STEP_VECTORS vectors of
     `lanes` where IREE steps several rows of one vector; None when it does not, or when the row of
-    `extent` elements is no whole number of steps."""
+    `extent` elements is shorter than ROW_STEP_MIN_EXTENT or no whole number of steps."""
     levels = _levels(config)
     if not levels or len(levels.get("vector_common_parallel", ())) != 2 or len(
             levels.get("vector_reduction", ())) != 2:
         return None
     rows, width = levels["vector_common_parallel"][0], ROW_STEP_VECTORS * lanes
-    if rows <= 1 or levels["vector_reduction"][1] != lanes or extent % width:
+    if rows <= 1 or levels["vector_reduction"][1] != lanes or extent < ROW_STEP_MIN_EXTENT or extent % width:
         return None
     levels["vector_common_parallel"] = [1, 0]
     levels["vector_reduction"] = [0, width]
@@ -649,25 +656,28 @@ def row_reduction_config(config: str, lanes: int, extent: int) -> str | None:
 
 @register_pass
 class RowReductionSteps(Pass):
-    """Steps stand-alone row reductions one row of four vectors at a time on CPUs under 16 lanes (AVX2)."""
+    """Steps reductions over long rows one row of four vectors at a time on CPUs under 16 lanes (AVX2)."""
 
     name = "oxla-llvmcpu-row-reduction-steps"
     anchor = "builtin.module"
 
     def run(self, module) -> None:
-        """Rewrites the steps of each 2-D innermost reduction whose dispatch holds only it and its fill
-        (row_reduction_config)."""
+        """Rewrites the steps of the 2-D innermost reductions of each dispatch of fills, such reductions and
+        element-wise ops (row_reduction_config): all of them, or none when one does not divide."""
         for func, configured in _configured_ops_by_function(module):
-            lanes = _lanes(func)
-            reductions = [op for op in configured if op.name == "linalg.generic"]
-            if lanes >= _AVX512_LANES or len(reductions) != 1 or len(configured) > 2 or \
-                    any(op.name not in ("linalg.generic", "linalg.fill") for op in configured):
+            if _lanes(func) >= _AVX512_LANES or any(op.name not in ("linalg.generic", "linalg.fill")
+                                                    for op in configured):
                 continue
-            op = reductions[0]
-            if _iterators(op) != ["parallel", "reduction"]:
+            loops = [_iterators(op) for op in configured if op.name == "linalg.generic"]
+            reductions = [op for op in configured if op.name == "linalg.generic"
+                          and _iterators(op) == ["parallel", "reduction"]]
+            if not reductions or any(set(its) != {"parallel"} for its in loops if its != ["parallel", "reduction"]):
                 continue
-            extent = ir.RankedTensorType(op.operands[0].type).shape[-1]
-            _set(op, row_reduction_config(str(op.attributes["lowering_config"]), lanes, extent))
+            configs = [row_reduction_config(str(op.attributes["lowering_config"]), _lanes(func),
+                                            _loop_extents(op)[1]) for op in reductions]
+            if None not in configs:
+                for op, config in zip(reductions, configs):
+                    _set(op, config)
 
 
 ELEMENTWISE_STEP_VECTORS = 2  # vectors per step of an element-wise dispatch on AVX2
