@@ -535,7 +535,6 @@ def test_avx2_convolutions_step_whole_vectors_and_stay_exact():
     ("distribution = [32, 0], vector_common_parallel = [8, 0], vector_reduction = [0, 8]", 8, 1000, None),  # ragged
     ("distribution = [32, 0], vector_common_parallel = [1, 0], vector_reduction = [0, 32]", 8, 1024, None),  # done
     ("distribution = [32, 0, 0], vector_common_parallel = [8, 0, 0], vector_reduction = [0, 0, 8]", 8, 1024, None),
-    ("distribution = [32, 0], vector_common_parallel = [8, 0], vector_reduction = [0, 8]", 8, 256, None),  # short rows
 ])
 def test_row_reductions_step_one_row_of_four_vectors(config, lanes, extent, expected):
     assert row_reduction_config(_lc(config), lanes, extent) == (_lc(expected) if expected else None)

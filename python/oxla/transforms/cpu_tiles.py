@@ -88,11 +88,14 @@ oxla-llvmcpu-row-reduction-steps: IREE steps a reduction over the
 innermost dimension (a row sum) by 8 rows of one vector, reading eight
 rows side by side. On AVX2 one row at a time, four vectors per step (one
 sequential stream, four accumulators), took the f32[4096,1024] row sum
-from 1.6-1.9 ms to 0.9-1.1 ms, and the elementwise chain's normalisation
-(mean and variance over rows of 4096 in one dispatch with the output)
-brought the zoo's elementwise chain from 15.9 ms to 14.9-15.2 ms. The pass does that on targets with fewer than 16 lanes, for rows
-of 1024 elements or more, in dispatches of fills, such reductions and
-element-wise ops. Run after `executable-configurations`.
+from 1.6-1.9 ms to 0.9-1.1 ms (rows of 256 and 512: 0.63x-0.76x); in the
+elementwise chain's normalisation (mean and variance over rows of 4096, in
+one dispatch with the output) it took the chain from 15.9 ms to 14.9-15.2
+ms. The
+pass does that on targets with fewer than 16 lanes, in dispatches of
+fills, such reductions and element-wise ops; the transformer block's and
+BERT's norms and softmaxes (rows of 128 and 256) ran within noise of
+IREE's steps. Run after `executable-configurations`.
 
 oxla-llvmcpu-elementwise-steps: IREE steps an element-wise dispatch by one
 native vector, and on AVX2 the loop over a transcendental body (the
@@ -632,22 +635,18 @@ class ConvRegisterTiles(Pass):
 
 
 ROW_STEP_VECTORS = 4  # vectors of one row per step (AVX2: 32 f32; 64 ran within noise of it)
-# Rows shorter than this (4 KiB of f32) lie within a page or two of each other, so IREE's steps across
-# 8 rows stream from memory already: the transformer block's and BERT's norms and softmaxes (rows of 128
-# and 256) ran no faster one row at a time (1-2% slower in one paired run).
-ROW_STEP_MIN_EXTENT = 1024
 
 
 def row_reduction_config(config: str, lanes: int, extent: int) -> str | None:
     """`config` (a [parallel, reduction] reduction's) stepping one row of ROW_STEP_VECTORS vectors of
     `lanes` where IREE steps several rows of one vector; None when it does not, or when the row of
-    `extent` elements is shorter than ROW_STEP_MIN_EXTENT or no whole number of steps."""
+    `extent` elements is no whole number of steps."""
     levels = _levels(config)
     if not levels or len(levels.get("vector_common_parallel", ())) != 2 or len(
             levels.get("vector_reduction", ())) != 2:
         return None
     rows, width = levels["vector_common_parallel"][0], ROW_STEP_VECTORS * lanes
-    if rows <= 1 or levels["vector_reduction"][1] != lanes or extent < ROW_STEP_MIN_EXTENT or extent % width:
+    if rows <= 1 or levels["vector_reduction"][1] != lanes or extent % width:
         return None
     levels["vector_common_parallel"] = [1, 0]
     levels["vector_reduction"] = [0, width]
