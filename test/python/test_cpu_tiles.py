@@ -586,7 +586,8 @@ def test_avx2_row_sums_step_one_row_and_stay_close():
 
 @pytest.mark.parametrize("config, lanes, expected", [
     ("distribution = [4096], vector_common_parallel = [8]", 8, "distribution = [4096], vector_common_parallel = [16]"),
-    ("distribution = [1, 256], vector_common_parallel = [1, 8]", 8, "distribution = [1, 256], vector_common_parallel = [1, 16]"),
+    ("distribution = [1, 256], vector_common_parallel = [1, 8]", 8,
+     "distribution = [1, 256], vector_common_parallel = [1, 16]"),
     ("distribution = [4104], vector_common_parallel = [8]", 8, None),  # no whole number of two-vector steps
     ("distribution = [4096], vector_common_parallel = [16]", 8, None),  # not one vector a step
     ("distribution = [0], vector_common_parallel = [8]", 8, None),  # one workgroup of unknown width

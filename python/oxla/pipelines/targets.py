@@ -182,8 +182,9 @@ LLVM_CPU_CODEGEN_PASSES = (
     # pixels of two vectors instead (the ResNet block's 3x3 convolutions on an AVX2 Zen 3: 10-11 ms ->
     # 2.9-3.2 ms, XLA 3.4 ms); see oxla/transforms/cpu_tiles.py.
     ("after:executable-configurations", "builtin.module(oxla-llvmcpu-conv-register-tiles)"),
-    # Reductions over rows step one row of four vectors instead of 8 rows of one, on CPUs under 16 lanes (the row sum on an AVX2 Zen 3: 1.6-1.9 ms -> 0.9-1.1 ms; the elementwise chain's
-    # normalisation: the chain 0.95x); see oxla/transforms/cpu_tiles.py.
+    # Reductions over rows step one row of four vectors instead of 8 rows of one, on CPUs under 16 lanes
+    # (the row sum on an AVX2 Zen 3: 1.6-1.9 ms -> 0.9-1.1 ms; the elementwise chain's normalisation:
+    # the chain 0.95x); see oxla/transforms/cpu_tiles.py.
     ("after:executable-configurations", "builtin.module(oxla-llvmcpu-row-reduction-steps)"),
     # Element-wise dispatches doing math step two vectors instead of one on CPUs under 16 lanes, so that
     # their long dependency chains interleave (gelu over f32[1024,4096] on an AVX2 Zen 3: 6.9-7.6 ms ->

@@ -91,10 +91,9 @@ sequential stream, four accumulators), took the f32[4096,1024] row sum
 from 1.6-1.9 ms to 0.9-1.1 ms (rows of 256 and 512: 0.63x-0.76x); in the
 elementwise chain's normalisation (mean and variance over rows of 4096, in
 one dispatch with the output) it took the chain from 15.9 ms to 14.9-15.2
-ms. The
-pass does that on targets with fewer than 16 lanes, in dispatches of
-fills, such reductions and element-wise ops; the transformer block's and
-BERT's norms and softmaxes (rows of 128 and 256) ran within noise of
+ms. The pass does that on targets with fewer than 16 lanes, in dispatches
+of fills, such reductions and element-wise ops; the transformer block's
+and BERT's norms and softmaxes (rows of 128 and 256) ran within noise of
 IREE's steps. Run after `executable-configurations`.
 
 oxla-llvmcpu-elementwise-steps: IREE steps an element-wise dispatch by one
@@ -655,7 +654,7 @@ def row_reduction_config(config: str, lanes: int, extent: int) -> str | None:
 
 @register_pass
 class RowReductionSteps(Pass):
-    """Steps reductions over long rows one row of four vectors at a time on CPUs under 16 lanes (AVX2)."""
+    """Steps row reductions one row of four vectors at a time on CPUs under 16 lanes (AVX2)."""
 
     name = "oxla-llvmcpu-row-reduction-steps"
     anchor = "builtin.module"
@@ -664,16 +663,16 @@ class RowReductionSteps(Pass):
         """Rewrites the steps of the 2-D innermost reductions of each dispatch of fills, such reductions and
         element-wise ops (row_reduction_config): all of them, or none when one does not divide."""
         for func, configured in _configured_ops_by_function(module):
-            if _lanes(func) >= _AVX512_LANES or any(op.name not in ("linalg.generic", "linalg.fill")
-                                                    for op in configured):
+            lanes = _lanes(func)
+            if lanes >= _AVX512_LANES or any(op.name not in ("linalg.generic", "linalg.fill") for op in configured):
                 continue
             loops = [_iterators(op) for op in configured if op.name == "linalg.generic"]
             reductions = [op for op in configured if op.name == "linalg.generic"
                           and _iterators(op) == ["parallel", "reduction"]]
             if not reductions or any(set(its) != {"parallel"} for its in loops if its != ["parallel", "reduction"]):
                 continue
-            configs = [row_reduction_config(str(op.attributes["lowering_config"]), _lanes(func),
-                                            _loop_extents(op)[1]) for op in reductions]
+            configs = [row_reduction_config(str(op.attributes["lowering_config"]), lanes, _loop_extents(op)[1])
+                       for op in reductions]
             if None not in configs:
                 for op, config in zip(reductions, configs):
                     _set(op, config)
@@ -696,6 +695,16 @@ def elementwise_step_config(config: str, lanes: int) -> str | None:
     return _config(levels)
 
 
+# Math ops that cost no more than an add; every other math op, and a division, is a long chain of
+# dependent instructions (or one slow one) per element.
+_CHEAP_MATH = frozenset({"math.absf", "math.absi", "math.copysign", "math.fma"})
+
+
+def _long_latency(name: str) -> bool:
+    """Whether an op in an element-wise body is transcendental math or a division."""
+    return (name.startswith("math.") and name not in _CHEAP_MATH) or name in ("arith.divf", "arith.remf")
+
+
 @register_pass
 class ElementwiseSteps(Pass):
     """Steps element-wise dispatches two vectors at a time on CPUs under 16 lanes (AVX2)."""
@@ -713,13 +722,3 @@ class ElementwiseSteps(Pass):
             op = configured[0]
             if set(_iterators(op)) == {"parallel"} and any(_long_latency(child.name) for child in ir.ops(op)):
                 _set(op, elementwise_step_config(str(op.attributes["lowering_config"]), lanes))
-
-
-# Math ops that cost no more than an add; every other math op, and a division, is a long chain of
-# dependent instructions (or one slow one) per element.
-_CHEAP_MATH = frozenset({"math.absf", "math.absi", "math.copysign", "math.fma"})
-
-
-def _long_latency(name: str) -> bool:
-    """Whether an op in an element-wise body is transcendental math or a division."""
-    return (name.startswith("math.") and name not in _CHEAP_MATH) or name in ("arith.divf", "arith.remf")

@@ -35,7 +35,7 @@
 // CHECK-NEXT:   --oxla-llvmcpu-pack-panels{{ +}}- Gives each workgroup of a stand-alone matmul-operand pack whole rows of its source (bf16: 3x faster than IREE's blocks).
 // CHECK-NEXT:       min-workgroups=<int> (default 4) - leave packs that would get fewer workgroups than this to IREE (too few to share)
 // CHECK-NEXT:   --oxla-llvmcpu-pack-vector-tiles{{ +}}- Keeps the vector steps of data-tiling dispatches within native vectors (4096-lane ones compile for seconds).
-// CHECK-NEXT:   --oxla-llvmcpu-row-reduction-steps{{ +}}- Steps reductions over long rows one row of four vectors at a time on CPUs under 16 lanes (AVX2).
+// CHECK-NEXT:   --oxla-llvmcpu-row-reduction-steps{{ +}}- Steps row reductions one row of four vectors at a time on CPUs under 16 lanes (AVX2).
 // CHECK-NEXT:   --oxla-llvmcpu-widen-bf16-matmuls{{ +}}- On x86-64 CPUs without AVX-512 BF16, bf16 matmuls that accumulate in f32 take f32 operands.
 // CHECK-NEXT:   --oxla-materialize-shared-elementwise{{ +}}- Computes costly element-wise values once (optimization_barrier) when several reductions would recompute them.
 // CHECK-NEXT:       min-elements=<int> (default 16384)
