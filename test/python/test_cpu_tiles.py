@@ -224,28 +224,34 @@ def test_inner_steps_of_other_ops_are_capped_at_native_lanes():
     assert capped_inner_config(_lc("vector_common_parallel = [16, 16]"), 16) is None
 
 
+def _row_norm(rows: int, cols: int) -> str:
+    """StableHLO lines that normalise %x (f32[rows, cols]) over its rows into %y, without scale or shift."""
+    t, r = f"tensor<{rows}x{cols}xf32>", f"tensor<{rows}xf32>"
+    return f"""  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %n = stablehlo.constant dense<{float(cols)}> : {r}
+  %s = stablehlo.reduce(%x init: %z) applies stablehlo.add across dimensions = [1] : ({t}, tensor<f32>) -> {r}
+  %m = stablehlo.divide %s, %n : {r}
+  %mb = stablehlo.broadcast_in_dim %m, dims = [0] : ({r}) -> {t}
+  %c = stablehlo.subtract %x, %mb : {t}
+  %sq = stablehlo.multiply %c, %c : {t}
+  %v = stablehlo.reduce(%sq init: %z) applies stablehlo.add across dimensions = [1] : ({t}, tensor<f32>) -> {r}
+  %vm = stablehlo.divide %v, %n : {r}
+  %r = stablehlo.rsqrt %vm : {r}
+  %rb = stablehlo.broadcast_in_dim %r, dims = [0] : ({r}) -> {t}
+  %y = stablehlo.multiply %c, %rb : {t}
+"""
+
+
 # A residual h = x + b, normalised, feeds a matmul that accumulates onto h: IREE fuses the sum and the
 # norm with both operands' packs (the transformer block's MLP). f32[128,256] @ f32[256,256].
-_NORM_MATMUL = """
-func.func @main(%x0: tensor<128x256xf32>, %b: tensor<256xf32>, %w: tensor<256x256xf32>) -> tensor<128x256xf32> {
+_NORM_MATMUL = f"""
+func.func @main(%x0: tensor<128x256xf32>, %b: tensor<256xf32>, %w: tensor<256x256xf32>) -> tensor<128x256xf32> {{
   %bb = stablehlo.broadcast_in_dim %b, dims = [1] : (tensor<256xf32>) -> tensor<128x256xf32>
   %x = stablehlo.add %x0, %bb : tensor<128x256xf32>
-  %z = stablehlo.constant dense<0.0> : tensor<f32>
-  %n = stablehlo.constant dense<256.0> : tensor<128xf32>
-  %s = stablehlo.reduce(%x init: %z) applies stablehlo.add across dimensions = [1] : (tensor<128x256xf32>, tensor<f32>) -> tensor<128xf32>
-  %m = stablehlo.divide %s, %n : tensor<128xf32>
-  %mb = stablehlo.broadcast_in_dim %m, dims = [0] : (tensor<128xf32>) -> tensor<128x256xf32>
-  %c = stablehlo.subtract %x, %mb : tensor<128x256xf32>
-  %sq = stablehlo.multiply %c, %c : tensor<128x256xf32>
-  %v = stablehlo.reduce(%sq init: %z) applies stablehlo.add across dimensions = [1] : (tensor<128x256xf32>, tensor<f32>) -> tensor<128xf32>
-  %vm = stablehlo.divide %v, %n : tensor<128xf32>
-  %r = stablehlo.rsqrt %vm : tensor<128xf32>
-  %rb = stablehlo.broadcast_in_dim %r, dims = [0] : (tensor<128xf32>) -> tensor<128x256xf32>
-  %y = stablehlo.multiply %c, %rb : tensor<128x256xf32>
-  %d = stablehlo.dot_general %y, %w, contracting_dims = [1] x [0] : (tensor<128x256xf32>, tensor<256x256xf32>) -> tensor<128x256xf32>
+{_row_norm(128, 256)}  %d = stablehlo.dot_general %y, %w, contracting_dims = [1] x [0] : (tensor<128x256xf32>, tensor<256x256xf32>) -> tensor<128x256xf32>
   %o = stablehlo.add %d, %x : tensor<128x256xf32>
   return %o : tensor<128x256xf32>
-}
+}}
 """
 
 
@@ -540,22 +546,10 @@ def test_row_reductions_step_one_row_of_four_vectors(config, lanes, extent, expe
     assert row_reduction_config(_lc(config), lanes, extent) == (_lc(expected) if expected else None)
 
 
-_NORM = """
-func.func @main(%x: tensor<64x4096xf32>) -> tensor<64x4096xf32> {
-  %z = stablehlo.constant dense<0.0> : tensor<f32>
-  %n = stablehlo.constant dense<2.44140625E-4> : tensor<64xf32>
-  %s = stablehlo.reduce(%x init: %z) applies stablehlo.add across dimensions = [1] : (tensor<64x4096xf32>, tensor<f32>) -> tensor<64xf32>
-  %m = stablehlo.multiply %s, %n : tensor<64xf32>
-  %mb = stablehlo.broadcast_in_dim %m, dims = [0] : (tensor<64xf32>) -> tensor<64x4096xf32>
-  %d = stablehlo.subtract %x, %mb : tensor<64x4096xf32>
-  %q = stablehlo.multiply %d, %d : tensor<64x4096xf32>
-  %v = stablehlo.reduce(%q init: %z) applies stablehlo.add across dimensions = [1] : (tensor<64x4096xf32>, tensor<f32>) -> tensor<64xf32>
-  %vm = stablehlo.multiply %v, %n : tensor<64xf32>
-  %r = stablehlo.rsqrt %vm : tensor<64xf32>
-  %rb = stablehlo.broadcast_in_dim %r, dims = [0] : (tensor<64xf32>) -> tensor<64x4096xf32>
-  %y = stablehlo.multiply %d, %rb : tensor<64x4096xf32>
-  return %y : tensor<64x4096xf32>
-}
+_NORM = f"""
+func.func @main(%x: tensor<64x4096xf32>) -> tensor<64x4096xf32> {{
+{_row_norm(64, 4096)}  return %y : tensor<64x4096xf32>
+}}
 """
 
 
