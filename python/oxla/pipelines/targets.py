@@ -165,6 +165,10 @@ LLVM_CPU_CODEGEN_PASSES = (
     # arrays in place instead of copying them (the row sum through module.main(numpy): 0.89 ms ->
     # 0.21 ms; resident run times within 2%); see oxla/transforms/bindings.py.
     ("after:stream", "builtin.module(oxla-binding-alignment)"),
+    # Which arguments a function's commands may write (IREE sorts, scatters and updates slices in the
+    # argument's buffer when nothing reads it later), so oxla.runtime copies those and reads only the
+    # others in place; see oxla/transforms/bindings.py.
+    ("after:stream", "builtin.module(oxla-argument-writes)"),
     # Vector steps of data-tiling dispatches within native vectors, in place of IREE's 4096-lane ones
     # (chosen differently from run to run) that take LLVM 1-2 s to compile (the transformer block:
     # 3-4 s -> 2 s, run time unchanged); see oxla/transforms/cpu_tiles.py.

@@ -12,8 +12,11 @@ Needs only iree-base-runtime, numpy and ml_dtypes (never the compiler):
 On CPU devices (local-sync, local-task) a synchronous call reads arguments
 in place when their data start on the boundary the module's code assumes:
 16 bytes (numpy's own) for modules oxla compiles for llvm-cpu, which record it
-in their reflection, else 64 (ALIGNMENT). Others (and every call_async
-argument) are copied first. Results come back 64-byte aligned, and
+in their reflection, else 64 (ALIGNMENT), and only arguments the module's
+reflection says it never writes (oxla.written_arguments: IREE may sort or
+scatter in an argument's own buffer). Others (and every call_async
+argument, and every argument of a module without that record) are copied
+first, so the caller's arrays never change. Results come back 64-byte aligned, and
 `aligned_empty(shape, dtype)` makes such arrays. On local-task a slow call
 waits for the workers under SCHED_BATCH (oxla.runtime.scheduling).
 """

@@ -21,6 +21,9 @@ ALIGNMENT = 64
 # The reflection entry in which a function records the alignment its dispatches assume
 # (oxla.transforms.bindings.ALIGNMENT_KEY, the same text, writes it).
 ALIGNMENT_KEY = "oxla.binding_alignment"
+# The reflection entry listing the arguments whose buffers a function may write, comma-separated
+# (oxla.transforms.bindings.WRITTEN_KEY writes it): those are never read in place.
+WRITTEN_KEY = "oxla.written_arguments"
 IMPORT_MEMORY = int(rt.MemoryType.HOST_LOCAL | rt.MemoryType.DEVICE_VISIBLE)
 # Results that the host cannot map are copied into a buffer it can.
 _STAGING_MEMORY = rt.MemoryType.HOST_LOCAL | rt.MemoryType.DEVICE_VISIBLE
@@ -107,6 +110,16 @@ def binding_alignment(reflection: dict) -> int:
     text = reflection.get(ALIGNMENT_KEY, "")
     value = int(text) if text.isdigit() else 0
     return value if value > 0 and value & (value - 1) == 0 else ALIGNMENT
+
+
+def written_arguments(reflection: dict) -> frozenset[int] | None:
+    """Indices of the arguments a function may write, from its reflection; None where it records none
+    (a module oxla did not compile): then any argument may be written."""
+    text = reflection.get(WRITTEN_KEY)
+    if text is None:
+        return None
+    words = [w.strip() for w in text.split(",") if w.strip()]
+    return frozenset(int(w) for w in words) if all(w.isdigit() for w in words) else None
 
 
 def is_aligned(array: np.ndarray, alignment: int = ALIGNMENT) -> bool:

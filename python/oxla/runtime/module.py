@@ -180,6 +180,16 @@ def _storage_entry(vm_module: rt.VmModule, sig: Signature | None) -> tuple[rt.Vm
     return vm_function, [(o.shape, o.dtype, o.element.hal) for o in out]
 
 
+def _written_arguments(vm_function: rt.VmFunction, into: tuple | None) -> frozenset[int] | None:
+    """The arguments a call may write, as the function and its result-storage entry record them; None
+    when either records nothing (any argument may be written, so none is read in place)."""
+    written = arrays.written_arguments(vm_function.reflection)
+    if into is not None and written is not None:
+        also = arrays.written_arguments(into[0].reflection)
+        written = None if also is None else written | also
+    return written
+
+
 class Function:
     """A callable VM function: numpy arrays (or array-likes) in, numpy arrays out."""
 
@@ -200,16 +210,18 @@ class Function:
         sig = self.signature
         in_place = module.device.name in _HOST_DRIVERS
         alignment = arrays.binding_alignment(vm_function.reflection)
-        self._inputs = None if sig is None else [_Input(self.name, i, s, hal, in_place, alignment)
-                                                 for i, s in enumerate(sig.inputs)]
+        # On CPU devices, results go straight into arrays made here where the module has an entry for it.
+        self._into = _storage_entry(module._vm_module, sig) if in_place else None
+        written = _written_arguments(vm_function, self._into)
+        self._inputs = None if sig is None else [
+            _Input(self.name, i, s, hal, in_place and written is not None and i not in written, alignment)
+            for i, s in enumerate(sig.inputs)]
         self._packers = None if sig is None else [p.pack for p in self._inputs]
         self._readers = None if sig is None else [_reader(s, hal) for s in sig.outputs]
         self._n_args = None if sig is None else len(sig.inputs)
         self._n_results = None if sig is None else len(sig.outputs)
         self._fences = sig is not None and sig.model == "async"
         self._execute = scheduling.waits_for_workers(self._invoke_and_wait, module.device.name)
-        # On CPU devices, results go straight into arrays made here where the module has an entry for it.
-        self._into = _storage_entry(module._vm_module, sig) if in_place else None
 
     def __call__(self, *args):
         """Run the function on `args`; one result -> the array, several -> a tuple, none -> None."""

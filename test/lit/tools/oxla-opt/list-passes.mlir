@@ -5,6 +5,7 @@
 // RUN: oxla-opt --list-passes | FileCheck %s --check-prefix=ORDER
 
 // CHECK:      Python passes (oxla):
+// CHECK-NEXT:   --oxla-argument-writes{{ +}}- Records in each public function's reflection which arguments its commands may write (after `stream`).
 // CHECK-NEXT:   --oxla-binding-alignment{{ +}}- Lets CPU dispatches take buffers aligned to `alignment` bytes (not 64), and records that for oxla.runtime.
 // CHECK-NEXT:       alignment=<int> (default 16) - the byte boundary buffers may start on (a power of two; 16: what numpy's arrays get)
 // CHECK-NEXT:   --oxla-canonicalize-scatter{{ +}}- Rewrites stablehlo.scatter into the [batch, index] / [batch, window...] form IREE lowers.
