@@ -47,6 +47,7 @@ BUILTIN_PASS_MODULES = (
     "oxla.transforms.fft",
     "oxla.transforms.triangular_solve",
     "oxla.transforms.top_k",
+    "oxla.transforms.sort",
     "oxla.transforms.math",
     "oxla.transforms.simplify",
     "oxla.transforms.fold",

@@ -24,6 +24,7 @@
 // CHECK-NEXT:       fast-math=<bool> (default false) - also apply simplifications that change NaN, infinity, -0.0 or rounding results
 // CHECK-NEXT:   --oxla-legalize-fft{{ +}}- Rewrites stablehlo.fft forms IREE rejects (several dims, lengths not a power of two, f64) as DFT matmuls.
 // CHECK-NEXT:   --oxla-legalize-select-and-scatter{{ +}}- Rewrites stablehlo.select_and_scatter (which IREE does not lower) as reduce_window + scatter.
+// CHECK-NEXT:   --oxla-legalize-sort-constants{{ +}}- Passes the dense constant operands of each stablehlo.sort through an optimization_barrier.
 // CHECK-NEXT:   --oxla-legalize-top-k{{ +}}- Rewrites chlo.top_k as a sort that breaks ties by index and slices, so equal values keep their order.
 // CHECK-NEXT:   --oxla-legalize-triangular-solve{{ +}}- Rewrites stablehlo.triangular_solve (which IREE does not lower) as substitution in a stablehlo.while.
 // CHECK-NEXT:   --oxla-legalize-unsigned{{ +}}- Rewrites ops on unsigned integers that IREE rejects (reverse, padded reduce_window) into forms it lowers.
