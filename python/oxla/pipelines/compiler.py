@@ -35,6 +35,7 @@ INPUT_LEGALIZATION_PASSES = (
     "oxla-legalize-unsigned",
     "oxla-legalize-fft",
     "oxla-legalize-top-k",
+    "oxla-legalize-stable-sorts",
     "oxla-legalize-sort-constants",
     "oxla-legalize-triangular-solve",
     "oxla-expand-math",

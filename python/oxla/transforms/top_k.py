@@ -61,7 +61,8 @@ def legalize(op) -> None:
         sort = ir.Operation.create(
             "stablehlo.sort", results=[values_type, index_type], operands=[op.operands[0], iota],
             attributes={"dimension": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), last),
-                        "is_stable": ir.BoolAttr.get(True)}, regions=1)
+                        # The comparator orders every pair, so no order is left for stability to keep.
+                        "is_stable": ir.BoolAttr.get(False)}, regions=1)
         scalar = ir.RankedTensorType.get([], element)
         index_scalar = ir.RankedTensorType.get([], out_indices.element_type)
         block = sort.regions[0].blocks.append(scalar, scalar, index_scalar, index_scalar)
