@@ -120,3 +120,15 @@ def reshape(value, dims: list[int]):
     if shape(value) == list(dims):
         return value
     return one("stablehlo.reshape", tensor(dims, element(value)), value)
+
+
+def take_along(value, positions, dim: int):
+    """value[..., positions[...], ...] along `dim`: stablehlo.gather with every other dimension a batch
+    dimension (numpy's take_along_axis); `positions` has `value`'s shape but for `dim`."""
+    dims = shape(positions)
+    batch = [d for d in range(len(dims)) if d != dim]
+    indices = reshape(positions, dims + [1])
+    numbers = (f"#stablehlo.gather<collapsed_slice_dims = [{dim}], operand_batching_dims = {batch}, "
+               f"start_indices_batching_dims = {batch}, start_index_map = [{dim}], index_vector_dim = {len(dims)}>")
+    return one("stablehlo.gather", tensor(dims, element(value)), value, indices, dimension_numbers=numbers,
+               slice_sizes=i64_array([1] * len(dims)))

@@ -1080,7 +1080,8 @@ CONSTRUCTS: tuple[Construct, ...] = (
     Construct("stablehlo.gather", "legalized", "over dynamic shapes, with one start index per row (jnp.take): the "
               "indices collapsed to one list, the result expanded (IREE would reshape dynamically)",
               _flatten_dynamic_gather),
-    Construct("stablehlo.composite", "kept", "IREE inlines the decomposition (chlo.top_k, ...)"),
+    Construct("stablehlo.composite", "kept", "IREE inlines the decomposition; `chlo.top_k` ones oxla-legalize-top-k "
+              "rewrites (XLA's order of NaN and equal values)"),
     Construct("symbolic dimensions", "kept", "dynamic dimensions (`?`); jax.uses_shape_polymorphism kept"),
     Construct("platform index argument", "legalized",
               "exports for several platforms: fixed to the cpu lowering (else the first)"),

@@ -41,6 +41,13 @@ INPUT_LEGALIZATION_PASSES = (
     "oxla-expand-math",
 )
 INPUT_LEGALIZATION = f"builtin.module({','.join(INPUT_LEGALIZATION_PASSES)})"
+
+
+def input_legalization(target: Target) -> str:
+    """INPUT_LEGALIZATION for `target`: top_k without 64-bit keys where its device code has no 64-bit integers."""
+    if target.wide_integers:
+        return INPUT_LEGALIZATION
+    return INPUT_LEGALIZATION.replace("oxla-legalize-top-k", "oxla-legalize-top-k{distinct-keys=false}")
 # oxla's StableHLO optimizer (simplify, fold, canonicalize, cse, dce to a fixed
 # point), run before the legalization unless compile(optimize=False).
 OPTIMIZATION = "builtin.module(oxla-hlo-opt)"
@@ -554,7 +561,7 @@ def compile(
         transforms.run(module, OPTIMIZATION)
         times["oxla-hlo-opt"] = time.perf_counter() - began
     if start == 0 and legalize:
-        transforms.run(module, INPUT_LEGALIZATION)
+        transforms.run(module, input_legalization(tgt))
     last = min(stop, phase_index("vm"))
     attempts = _attempts(flag_sets, codegen_passes if optimize and start < phase_index("dispatch-creation") else ())
     module, attempt = _run_phases(compiler, module, tgt, (start, last), boundaries, times,

@@ -45,6 +45,9 @@ class Target:
     # (executable flags, element types): a program whose contractions (CONTRACTIONS) all take operands
     # of these element types is compiled with these flags, unless the caller sets them.
     plain_contractions: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
+    # Whether device code has 64-bit integers (IREE's SPIR-V for Vulkan does not), which oxla's input
+    # legalization may then use (oxla-legalize-top-k's distinct keys).
+    wide_integers: bool = True
 
     def flag_sets_for(self, has_complex: bool) -> list[tuple[str, tuple[str, ...]]]:
         """The flag sets to try, best first, for a program with or without complex values."""
@@ -217,6 +220,7 @@ TARGETS: dict[str, Target] = {
             ("vp_android_baseline_2022", "rdna3", "rdna2", "ampere", "turing", "valhall", "adreno"),
             "vulkan", False,
             "SPIR-V for Vulkan; the default profile runs on Mesa's software device (lavapipe)",
+            wide_integers=False,
         ),
         Target(
             "cuda", "cuda", "--iree-cuda-target", "sm_80",

@@ -287,17 +287,6 @@ def _broadcast(scalar, dims: list[int]):
                      broadcast_dimensions=build.i64_array([]))
 
 
-def _take_along(value, positions, dim: int):
-    """value[..., positions[...], ...] along `dim` (stablehlo.gather, every other dimension a batch)."""
-    dims = build.shape(value)
-    batch = [d for d in range(len(dims)) if d != dim]
-    indices = build.reshape(positions, dims + [1])
-    numbers = (f"#stablehlo.gather<collapsed_slice_dims = [{dim}], operand_batching_dims = {batch}, "
-               f"start_indices_batching_dims = {batch}, start_index_map = [{dim}], index_vector_dim = {len(dims)}>")
-    return build.one("stablehlo.gather", value.type, value, indices, dimension_numbers=numbers,
-                     slice_sizes=build.i64_array([1] * len(dims)))
-
-
 def _round(region, state: list, table, dim: int, length: int) -> list:
     """One round of the network on the loop's state (the round number, the operands, their positions)."""
     counter, values = state[0], state[1:]
@@ -312,7 +301,7 @@ def _round(region, state: list, table, dim: int, length: int) -> list:
     partner = build.one("stablehlo.select", _i32(dims), mirrored,
                         build.one("stablehlo.xor", _i32(dims), position, span),
                         build.one("stablehlo.xor", _i32(dims), position, distance))
-    theirs = [_take_along(v, partner, dim) for v in values]
+    theirs = [build.take_along(v, partner, dim) for v in values]
     lower = _compare(position, partner, "LT")
     mine_first = _before(region, values, theirs, length, dims[dim])
     keep = build.one("stablehlo.not", lower.type, build.one("stablehlo.xor", lower.type, lower, mine_first))

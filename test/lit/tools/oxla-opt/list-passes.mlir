@@ -26,7 +26,8 @@
 // CHECK-NEXT:   --oxla-legalize-select-and-scatter{{ +}}- Rewrites stablehlo.select_and_scatter (which IREE does not lower) as reduce_window + scatter.
 // CHECK-NEXT:   --oxla-legalize-sort-constants{{ +}}- Passes the dense constant operands of each stablehlo.sort through an optimization_barrier.
 // CHECK-NEXT:   --oxla-legalize-stable-sorts{{ +}}- Orders equal elements of stable sorts by position (IREE's sort is not stable).
-// CHECK-NEXT:   --oxla-legalize-top-k{{ +}}- Rewrites chlo.top_k as a sort that breaks ties by index and slices, so equal values keep their order.
+// CHECK-NEXT:   --oxla-legalize-top-k{{ +}}- Rewrites top_k to rank NaN and equal values as XLA does: a top-k over distinct keys, or a sort.
+// CHECK-NEXT:       distinct-keys=<bool> (default true) - go through i64 keys (false for devices without 64-bit integers: chlo.top_k becomes a sort, composites stay IREE's)
 // CHECK-NEXT:   --oxla-legalize-triangular-solve{{ +}}- Rewrites stablehlo.triangular_solve (which IREE does not lower) as substitution in a stablehlo.while.
 // CHECK-NEXT:   --oxla-legalize-unsigned{{ +}}- Rewrites ops on unsigned integers that IREE rejects (reverse, padded reduce_window) into forms it lowers.
 // CHECK-NEXT:   --oxla-llvmcpu-conv-register-tiles{{ +}}- Steps f32 convolutions by whole vectors of output features where IREE steps parts of one (AVX2).
