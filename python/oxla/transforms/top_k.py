@@ -10,8 +10,8 @@ For element types of 32 bits or fewer each element gets a distinct i64 key:
 its value's rank in that order in the high half (a float's bits with the
 magnitude bits flipped where the sign is set, which makes the total order
 the signed order of integers), its position's complement in the low half.
-IREE's top-k over distinct keys has no ties to get wrong, and the keys give
-back the positions, through which the values are gathered. Long rows are cut
+IREE's top-k over distinct keys has no ties to get wrong, and the values are
+gathered at the positions it finds. Long rows are cut
 into chunks first: the k best elements lie in the chunks whose best keys are
 the k best chunk maxima, so IREE's top-k, whose cost grows with the elements
 it scans, runs over the chunk maxima and those k chunks only (256 rows of
@@ -113,6 +113,7 @@ def legalize(op) -> None:
 
 
 def _integer(width: int):
+    """The signless integer type of `width` bits."""
     return ir.IntegerType.get_signless(width)
 
 
@@ -122,6 +123,7 @@ def _like(value, element):
 
 
 def _splat_like(value, number: int, element=None):
+    """A tensor of `value`'s shape (and element type, unless given) filled with `number`."""
     return build.splat(number, _like(value, element or build.element(value)))
 
 

@@ -1,0 +1,37 @@
+"""tools/bench/ops.py: an op measured on oxla and XLA, checked against XLA, and its row."""
+
+import os
+import sys
+
+import numpy as np
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, ROOT)
+from tools.bench import ops  # noqa: E402
+
+
+def test_exact_ops_must_match_to_the_bit():
+    a = [np.array([1.0, np.nan], np.float32)]
+    assert ops._check(a, [a[0].copy()], 0.0) == "exact"
+    assert ops._check(a, [np.array([1.0, 2.0], np.float32)], 0.0) == "DIFFERS"
+    assert ops._check(a[:1], [np.array([1.0, np.nan], np.float32)], 1e-5) == "WRONG (err inf)"
+    assert ops._check([np.array([1.0, 2.0])], [np.array([1.0, 2.00001])], 1e-4).startswith("err ")
+
+
+def test_a_small_sort_is_timed_and_checked(monkeypatch):
+    pytest.importorskip("jax")
+    monkeypatch.setitem(ops.OPS, "tiny_sort", ("jnp.sort of f32[8,256]", lambda: ops._sort(-1),
+                                               lambda: [ops._normal(0, 8, 256)], 0.0))
+    result = ops.measure_op("tiny_sort", repeat=1)
+    assert result["check"] == "exact"
+    assert result["oxla_s"] > 0 and result["xla_s"] > 0 and result["compile_s"]["oxla"] > 0
+    line = ops.row("tiny_sort", result)
+    assert line.startswith("tiny_sort") and line.endswith("exact")
+
+
+def test_unknown_ops_are_a_usage_error(capsys):
+    with pytest.raises(SystemExit) as exited:
+        ops.main(["--ops", "no_such_op"])
+    assert exited.value.code == 2
+    assert "invalid choice" in capsys.readouterr().err

@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+"""Single operations beyond the zoo, oxla against XLA: where IREE's code for one op family is weak.
+
+    python -m tools.bench.ops [--ops sort_rows top_k_vocab ...] [--repeat 9]
+
+Each op is a JAX function of fixed inputs, prepared like a zoo model by the
+`oxla` and `xla` systems (oxla's defaults; jax.jit), timed on one thread with
+its inputs resident, the two interleaved (medians of --repeat samples), and
+checked against XLA: sorts and top-k exactly, the rest within the op's
+tolerance. Prints one row per op: medians, oxla / XLA, compile seconds, and
+the check. Sorts, argsorts and top-k are where oxla replaces IREE's code
+(oxla/transforms/sort.py, oxla/transforms/top_k.py); the pooling and strided
+convolution rows show gaps that remain.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+import numpy as np
+
+if __package__ in (None, ""):
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+
+from tools.bench import systems, timing, zoo  # noqa: E402
+
+
+def _normal(seed: int, *shape) -> np.ndarray:
+    return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+
+
+def _sort(axis: int):
+    import jax.numpy as jnp
+
+    return lambda x: jnp.sort(x, axis=axis)
+
+
+def _argsort(x):
+    import jax.numpy as jnp
+
+    return jnp.argsort(x, axis=-1)
+
+
+def _top_k(k: int):
+    import jax
+
+    return lambda x: jax.lax.top_k(x, k)
+
+
+def _max_pool(x):
+    import jax
+    import jax.numpy as jnp
+
+    return jax.lax.reduce_window(x, -jnp.inf, jax.lax.max, (1, 3, 3, 1), (1, 2, 2, 1), "SAME")
+
+
+def _mean_pool(x):
+    return x.mean(axis=(1, 2))
+
+
+def _stem(weights: np.ndarray):
+    import jax
+
+    return lambda x: jax.lax.conv_general_dilated(x, weights, (2, 2), "SAME",
+                                                  dimension_numbers=("NHWC", "HWIO", "NHWC"))
+
+
+# name: (description, function factory, inputs, tolerance: 0 for an exact match)
+OPS = {
+    "sort_rows": ("jnp.sort of f32[64,1024] along rows", lambda: _sort(-1), lambda: [_normal(1, 64, 1024)], 0.0),
+    "sort_1d": ("jnp.sort of f32[16384]", lambda: _sort(0), lambda: [_normal(2, 16384)], 0.0),
+    "sort_short_rows": ("jnp.sort of f32[1000,64] along rows", lambda: _sort(-1), lambda: [_normal(3, 1000, 64)], 0.0),
+    "argsort_rows": ("jnp.argsort of f32[64,1024] along rows", lambda: _argsort, lambda: [_normal(4, 64, 1024)], 0.0),
+    "top_k_rows": ("lax.top_k(f32[256,4096], 8)", lambda: _top_k(8), lambda: [_normal(5, 256, 4096)], 0.0),
+    "top_k_vocab": ("lax.top_k(f32[64,32000], 40): sampling from a vocabulary", lambda: _top_k(40),
+                    lambda: [_normal(6, 64, 32000)], 0.0),
+    "max_pool": ("3x3 max pool, stride 2, of f32[1,112,112,64] (NHWC)", lambda: _max_pool,
+                 lambda: [_normal(7, 1, 112, 112, 64)], 0.0),
+    "mean_pool": ("global mean pool of f32[8,7,7,2048] (NHWC)", lambda: _mean_pool,
+                  lambda: [_normal(8, 8, 7, 7, 2048)], 1e-5),
+    "stem_conv": ("7x7 convolution, stride 2, f32[1,224,224,3] to 64 features", lambda: _stem(_normal(9, 7, 7, 3, 64)),
+                  lambda: [_normal(10, 1, 224, 224, 3)], 1e-4),
+}
+
+
+def _model(name: str) -> zoo.Model:
+    description, factory, inputs, tolerance = OPS[name]
+    return zoo.Model(name, description, factory(), [zoo.aligned(a) for a in inputs()], tolerance=tolerance)
+
+
+def _check(got: list[np.ndarray], want: list[np.ndarray], tolerance: float) -> str:
+    """'exact', 'within tol', or what differs."""
+    if tolerance == 0.0:
+        same = len(got) == len(want) and all(np.array_equal(g, w, equal_nan=True) for g, w in zip(got, want))
+        return "exact" if same else "DIFFERS"
+    error = timing.relative_error(got, want)
+    return f"err {error:.1e}" if error <= tolerance else f"WRONG (err {error:.1e})"
+
+
+def measure_op(name: str, repeat: int) -> dict:
+    """One op on both systems: resident medians, compile seconds, and the check against XLA."""
+    model = _model(name)
+    prepared = {s: systems.make(s, systems.Settings()).prepare(model) for s in ("oxla", "xla")}
+    outputs = {s: p.call(model.inputs) for s, p in prepared.items()}
+    check = _check(outputs["oxla"], outputs["xla"], model.tolerance)
+    calls = {s: p.resident(model.inputs) for s, p in prepared.items()}
+    samples = timing.measure(calls, repeat, min_time=0.05)
+    medians = {s: timing.median(v) for s, v in samples.items()}
+    return {"oxla_s": medians["oxla"], "xla_s": medians["xla"], "ratio": medians["oxla"] / medians["xla"],
+            "compile_s": {s: p.compile_s for s, p in prepared.items()}, "check": check}
+
+
+def row(name: str, result: dict) -> str:
+    compile_s = result["compile_s"]
+    return (f"{name:16s} {result['oxla_s'] * 1e3:9.3f} {result['xla_s'] * 1e3:9.3f} {result['ratio']:6.2f}"
+            f"   {compile_s['oxla']:5.2f} / {compile_s['xla']:5.2f} s   {result['check']}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--ops", nargs="+", choices=list(OPS), default=list(OPS))
+    p.add_argument("--repeat", type=int, default=9, help="samples per system and op (default 9)")
+    args = p.parse_args(argv)
+    systems.configure_process(1)
+    for name in ("oxla", "xla"):
+        why = systems.make(name, systems.Settings()).missing()
+        if why:
+            print(f"cannot run {name}: {why}", file=sys.stderr)
+            return 2
+    print(f"{'op':16s} {'oxla ms':>9s} {'XLA ms':>9s} {'ratio':>6s}   compile oxla / XLA   check")
+    wrong = 0
+    for name in args.ops:
+        result = measure_op(name, args.repeat)
+        wrong += result["check"].startswith(("DIFFERS", "WRONG"))
+        print(row(name, result), flush=True)
+    return 1 if wrong else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
