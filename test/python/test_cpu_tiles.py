@@ -51,6 +51,7 @@ CASES = [  # shape, reduced dims, dtype, body, producer
     ((64, 7), (0,), np.float64, "add", None),
     ((8, 96, 130), (1,), np.float32, "maximum", None),
     ((6, 40, 520), (0, 1), np.float64, "add", None),
+    ((8, 7, 7, 256), (1, 2), np.float32, "add", None),  # a global pool: IREE collapses the two dimensions
     ((512, 300), (0,), np.int32, "add", None),
     ((256, 640), (0,), np.float32, "add", "exponential"),
 ]
@@ -95,6 +96,16 @@ def test_outer_reductions_chunked_on_avx2_compute_what_numpy_does(shape, dims, d
         np.testing.assert_array_equal(got, expected.astype(np.int32))
     else:
         np.testing.assert_allclose(got, expected, rtol=1e-5 if dtype == np.float32 else 1e-12, atol=1e-3)
+
+
+def test_reductions_over_dimensions_iree_collapses_keep_their_strip():
+    source = _reduce((8, 7, 7, 2048), (1, 2), np.float32)
+    configured = str(compile(source, cpu=AVX2, compile_to="executable-configurations"))
+    assert "distribution = [1, 128, 0], vector_common_parallel = [1, 128, 0], vector_reduction = [0, 0, 1]" \
+        in configured
+    without = str(compile(source, cpu=AVX2, compile_to="executable-configurations",
+                          disable_passes=["oxla-llvmcpu-outer-reduction-tiles"]))
+    assert "[1, 128, 0]" not in without  # the case arises: IREE's own tiles
 
 
 def test_avx2_column_sums_add_chunks_of_rows_in_half_register_file_steps():
