@@ -41,6 +41,9 @@ INPUT_LEGALIZATION_PASSES = (
     "oxla-expand-math",
 )
 INPUT_LEGALIZATION = f"builtin.module({','.join(INPUT_LEGALIZATION_PASSES)})"
+# oxla's StableHLO optimizer (simplify, fold, canonicalize, cse, dce to a fixed
+# point), run before the legalization unless compile(optimize=False).
+OPTIMIZATION = "builtin.module(oxla-hlo-opt)"
 
 
 def input_legalization(target: Target) -> str:
@@ -48,9 +51,7 @@ def input_legalization(target: Target) -> str:
     if target.wide_integers:
         return INPUT_LEGALIZATION
     return INPUT_LEGALIZATION.replace("oxla-legalize-top-k", "oxla-legalize-top-k{distinct-keys=false}")
-# oxla's StableHLO optimizer (simplify, fold, canonicalize, cse, dce to a fixed
-# point), run before the legalization unless compile(optimize=False).
-OPTIMIZATION = "builtin.module(oxla-hlo-opt)"
+
 
 # Flags that name the target: oxla sets the target through the module (see
 # device_target), never per session, where list options only grow.

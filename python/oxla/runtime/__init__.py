@@ -16,8 +16,8 @@ in their reflection, else 64 (ALIGNMENT), and only arguments the module's
 reflection says it never writes (oxla.written_arguments: IREE may sort or
 scatter in an argument's own buffer). Others (and every call_async
 argument, and every argument of a module without that record) are copied
-first, so the caller's arrays never change. Results come back 64-byte aligned, and
-`aligned_empty(shape, dtype)` makes such arrays. On local-task a slow call
+first, so the caller's arrays never change. Results come back 64-byte
+aligned, and `aligned_empty(shape, dtype)` makes such arrays. On local-task a slow call
 waits for the workers under SCHED_BATCH (oxla.runtime.scheduling).
 """
 
