@@ -122,6 +122,14 @@ def reshape(value, dims: list[int]):
     return one("stablehlo.reshape", tensor(dims, element(value)), value)
 
 
+def compare(lhs, rhs, direction: str, kind: str):
+    """stablehlo.compare of two tensors of one type (direction LT, EQ, ...; kind SIGNED, TOTALORDER, ...):
+    an i1 tensor of their shape."""
+    return one("stablehlo.compare", tensor(shape(lhs), ir.IntegerType.get_signless(1)), lhs, rhs,
+               comparison_direction=f"#stablehlo<comparison_direction {direction}>",
+               compare_type=f"#stablehlo<comparison_type {kind}>")
+
+
 def take_along(value, positions, dim: int):
     """value[..., positions[...], ...] along `dim`: stablehlo.gather with every other dimension a batch
     dimension (numpy's take_along_axis); `positions` has `value`'s shape but for `dim`."""

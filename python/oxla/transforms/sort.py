@@ -92,14 +92,6 @@ def _i32(dims: list[int]):
     return build.tensor(dims, ir.IntegerType.get_signless(32))
 
 
-def _compare(lhs, rhs, direction: str):
-    """stablehlo.compare of two i32 tensors."""
-    boolean = build.tensor(build.shape(lhs), ir.IntegerType.get_signless(1))
-    return build.one("stablehlo.compare", boolean, lhs, rhs,
-                     comparison_direction=f"#stablehlo<comparison_direction {direction}>",
-                     compare_type="#stablehlo<comparison_type SIGNED>")
-
-
 def _apply_comparator(region, lhs: list, rhs: list):
     """The sort's comparator applied element by element to tensors: true where `lhs` goes before `rhs`."""
     block = region.blocks[0]
@@ -144,7 +136,7 @@ def _before(region, x: list, y: list, length: int, padded: int):
     x_at, y_at = x[-1], y[-1]
     dims = build.shape(x_at)
     boolean = build.tensor(dims, ir.IntegerType.get_signless(1))
-    earlier = _compare(x_at, y_at, "LT")
+    earlier = build.compare(x_at, y_at, "LT", "SIGNED")
     compared = len(region.blocks[0].arguments) // 2  # the positions too, where the sort carries them
     x_first = _apply_comparator(region, x[:compared], y[:compared])
     y_first = _apply_comparator(region, y[:compared], x[:compared])
@@ -153,7 +145,7 @@ def _before(region, x: list, y: list, length: int, padded: int):
     if padded == length:
         return ordered
     last = build.one("stablehlo.maximum", x_at.type, x_at, y_at)
-    padding = _compare(last, build.splat(length, _i32(dims)), "GE")
+    padding = build.compare(last, build.splat(length, _i32(dims)), "GE", "SIGNED")
     return build.one("stablehlo.select", boolean, padding, earlier, ordered)
 
 
@@ -297,12 +289,12 @@ def _round(region, state: list, table, dim: int, length: int) -> list:
         ir.IntegerType.get_signless(64), dim))
     one = build.splat(1, _i32(dims))
     span = build.one("stablehlo.subtract", _i32(dims), build.one("stablehlo.add", _i32(dims), distance, distance), one)
-    mirrored = _compare(mirror, build.splat(0, _i32(dims)), "NE")
+    mirrored = build.compare(mirror, build.splat(0, _i32(dims)), "NE", "SIGNED")
     partner = build.one("stablehlo.select", _i32(dims), mirrored,
                         build.one("stablehlo.xor", _i32(dims), position, span),
                         build.one("stablehlo.xor", _i32(dims), position, distance))
     theirs = [build.take_along(v, partner, dim) for v in values]
-    lower = _compare(position, partner, "LT")
+    lower = build.compare(position, partner, "LT", "SIGNED")
     mine_first = _before(region, values, theirs, length, dims[dim])
     keep = build.one("stablehlo.not", lower.type, build.one("stablehlo.xor", lower.type, lower, mine_first))
     kept = [build.one("stablehlo.select", v.type, keep, v, t) for v, t in zip(values, theirs)]
@@ -331,7 +323,7 @@ def sort_network(op) -> list:
     loop = ir.Operation.create("stablehlo.while", results=types, operands=state, regions=2)
     check = loop.regions[0].blocks.append(*types)
     with ir.InsertionPoint(check):
-        more = _compare(check.arguments[0], build.splat(len(rounds), _i32([])), "LT")
+        more = build.compare(check.arguments[0], build.splat(len(rounds), _i32([])), "LT", "SIGNED")
         ir.Operation.create("stablehlo.return", operands=[more])
     body = loop.regions[1].blocks.append(*types)
     with ir.InsertionPoint(body):

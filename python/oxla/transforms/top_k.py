@@ -51,14 +51,6 @@ def _compare_type(element_type) -> str:
     raise ValueError(f"top_k on {name} is not supported")
 
 
-def _compare(a, b, direction: str, kind: str):
-    i1 = ir.RankedTensorType.get([], ir.IntegerType.get_signless(1))
-    return ir.Operation.create(
-        "stablehlo.compare", results=[i1], operands=[a, b],
-        attributes={"comparison_direction": ir.Attribute.parse(f"#stablehlo<comparison_direction {direction}>"),
-                    "compare_type": ir.Attribute.parse(f"#stablehlo<comparison_type {kind}>")}).result
-
-
 def _comparator(block, element_type) -> None:
     """Sort region body: a > b, or a == b and index(a) < index(b).
 
@@ -68,9 +60,9 @@ def _comparator(block, element_type) -> None:
     a, b, index_a, index_b = block.arguments
     kind = _compare_type(element_type)
     with ir.InsertionPoint(block):
-        greater = _compare(a, b, "GT", kind)
-        equal = _compare(a, b, "EQ", kind)
-        earlier = _compare(index_a, index_b, "LT", "SIGNED")
+        greater = build.compare(a, b, "GT", kind)
+        equal = build.compare(a, b, "EQ", kind)
+        earlier = build.compare(index_a, index_b, "LT", "SIGNED")
         tie = ir.Operation.create("stablehlo.and", results=[equal.type], operands=[equal, earlier]).result
         before = ir.Operation.create("stablehlo.or", results=[greater.type], operands=[greater, tie]).result
         ir.Operation.create("stablehlo.return", operands=[before])
@@ -179,9 +171,7 @@ def _best(keys, k: int):
                                 operands=[keys], attributes={"k": ir.IntegerAttr.get(_integer(64), k),
                                                              DISTINCT_KEYS: ir.UnitAttr.get()})
     best, positions = found.results
-    padding = build.one("stablehlo.compare", _like(best, _integer(1)), best, _splat_like(best, _LOWEST),
-                        comparison_direction="#stablehlo<comparison_direction EQ>",
-                        compare_type="#stablehlo<comparison_type SIGNED>")
+    padding = build.compare(best, _splat_like(best, _LOWEST), "EQ", "SIGNED")
     return build.one("stablehlo.select", positions.type, padding, _splat_like(positions, 0), positions)
 
 
