@@ -123,9 +123,7 @@ def _wide(values: dict, value, dims: list[int]):
     if not dims:
         return values.get(value, value)
     if value not in values:
-        element = ir.RankedTensorType(value.type).element_type
-        values[value] = build.one("stablehlo.broadcast_in_dim", build.tensor(dims, element), value,
-                                  broadcast_dimensions=build.i64_array([]))
+        values[value] = _broadcast(value, dims)
     return values[value]
 
 

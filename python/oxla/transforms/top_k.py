@@ -114,9 +114,9 @@ def _like(value, element):
     return build.tensor(build.shape(value), element)
 
 
-def _splat_like(value, number: int, element=None):
-    """A tensor of `value`'s shape (and element type, unless given) filled with `number`."""
-    return build.splat(number, _like(value, element or build.element(value)))
+def _splat_like(value, number: int):
+    """A tensor of `value`'s type filled with `number`."""
+    return build.splat(number, value.type)
 
 
 def _convert(value, element):
