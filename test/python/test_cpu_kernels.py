@@ -313,26 +313,58 @@ def test_the_convolution_kernel_computes_what_iree_does(element, x_shape, window
     np.testing.assert_allclose(got, reference, rtol=1e-4, atol=1e-3)
 
 
-@pytest.mark.parametrize("features, widened", [
+_ALGORITHM = (", algorithm = <lhs_precision_type = bf16, rhs_precision_type = bf16, accumulation_type = f32, "
+              "lhs_component_count = 1, rhs_component_count = 1, num_primitive_operations = 1, "
+              "allow_imprecise_accumulation = false>")
+
+
+@pytest.mark.parametrize("features, bf16_widened", [
     ("+avx2,+fma,-avx512f,-avx512bf16", True),  # AVX2
     ("+avx512f,-avx512bf16", True),  # AVX-512 without BF16: the f32 kernel then takes it
     ("+avx512f,+avx512bf16", False),
 ])
-def test_bf16_matmuls_take_f32_operands_where_the_cpu_lacks_bf16_instructions(features, widened):
-    text = _dot(64, 32, 16) + _dot(64, 32, 16, result="bf16").replace("@main", "@bf16_result") \
-        + _dot(64, 32, 16, extra=", algorithm = <lhs_precision_type = bf16, rhs_precision_type = bf16, "
-               "accumulation_type = f32, lhs_component_count = 1, rhs_component_count = 1, "
-               "num_primitive_operations = 1, allow_imprecise_accumulation = false>").replace("@main", "@algorithm")
-    module = _with_targets(text, _target(features))
-    transforms.run(module, "builtin.module(oxla-llvmcpu-widen-bf16-matmuls)")
+def test_half_matmuls_take_f32_operands_where_the_cpu_lacks_instructions_for_them(features, bf16_widened):
+    dots = {"bf16": _dot(64, 32, 16), "bf16_result": _dot(64, 32, 16, result="bf16"),
+            "f16": _dot(64, 32, 16, element="f16"), "f16_result": _dot(64, 32, 16, element="f16", result="f16"),
+            "algorithm": _dot(64, 32, 16, extra=_ALGORITHM), "mixed": _dot(64, 32, 16, result="f64"),
+            "f32": _dot(64, 32, 16, element="f32")}
+    module = _with_targets("".join(text.replace("@main", f"@{name}") for name, text in dots.items()),
+                           _target(features))
+    transforms.run(module, "builtin.module(oxla-llvmcpu-widen-half-matmuls)")
     assert not ir.verify(module)
-    dots = {op.parent.attributes["sym_name"].value: [str(v.type) for v in op.operands]
-            for op in ir.ops(module) if op.name == "stablehlo.dot_general"}
-    assert dots["main"] == ["tensor<64x32xf32>", "tensor<32x16xf32>"] if widened else \
-        ["tensor<64x32xbf16>", "tensor<32x16xbf16>"]
-    assert dots["bf16_result"] == ["tensor<64x32xbf16>", "tensor<32x16xbf16>"]  # a bf16 sum is not f32's
-    assert dots["algorithm"] == ["tensor<64x32xbf16>", "tensor<32x16xbf16>"]  # the algorithm says how
-    assert ("stablehlo.optimization_barrier" in ir.to_text(module)) is widened
+    found = {op.parent.attributes["sym_name"].value: ([str(v.type) for v in op.operands], str(op.results[0].type))
+             for op in ir.ops(module) if op.name == "stablehlo.dot_general"}
+    wide = (["tensor<64x32xf32>", "tensor<32x16xf32>"], "tensor<64x16xf32>")
+    for name in ("bf16", "bf16_result"):
+        assert (found[name] == wide) is bf16_widened
+    assert found["f16"] == found["f16_result"] == wide  # no x86-64 CPU multiplies f16 into f32 sums
+    assert found["algorithm"][0] == ["tensor<64x32xbf16>", "tensor<32x16xbf16>"]  # the algorithm says how
+    assert found["mixed"] == (["tensor<64x32xbf16>", "tensor<32x16xbf16>"], "tensor<64x16xf64>")
+    rounded = [op.parent.attributes["sym_name"].value for op in ir.ops(module) if op.name == "stablehlo.convert"
+               and str(op.results[0].type) != "tensor<64x32xf32>" and str(op.results[0].type) != "tensor<32x16xf32>"]
+    assert sorted(rounded) == (["bf16_result", "f16_result"] if bf16_widened else ["f16_result"])
+    barriers = [op for op in ir.ops(module) if op.name == "stablehlo.optimization_barrier"]
+    assert len(barriers) == (4 if bf16_widened else 2)
+
+
+@pytest.mark.parametrize("element, result", [("bf16", "bf16"), ("f16", "f32"), ("f16", "f16")])
+def test_widened_half_matmuls_keep_xla_results(element, result):
+    """Against XLA's f32 sums rounded to the result type: the same products and the same rounding."""
+    src = _dot(128, 256, 64, element=element, result=result)
+    assert "linalg.matmul ins(%4, %5 : tensor<128x256xf32>, tensor<256x64xf32>)" in ir.to_text(
+        compile(src, cpu="x86-64-v3", compile_to="input"))
+    rng = np.random.default_rng(12)
+    kind = ml_dtypes.bfloat16 if element == "bf16" else np.float16
+    a = rng.standard_normal((128, 256)).astype(kind)
+    b = rng.standard_normal((256, 64)).astype(kind)
+    exact = a.astype(np.float64) @ b.astype(np.float64)
+    got = np.asarray(runtime.load(compile(src)).main(a, b))
+    assert got.dtype == (np.float32 if result == "f32" else kind)
+    # f32 sums of 256 exact products, then (for a half result) one rounding to it
+    np.testing.assert_allclose(got.astype(np.float64), exact, rtol=1e-2 if result != "f32" else 1e-5, atol=1e-3)
+    if result != "f32":
+        nearest = exact.astype(np.float32).astype(kind).astype(np.float64)
+        assert np.mean(got.astype(np.float64) == nearest) > 0.99
 
 
 def test_widened_bf16_matmuls_compute_the_same_products_and_skip_the_microkernel():

@@ -19,6 +19,7 @@ import argparse
 import os
 import sys
 
+import ml_dtypes
 import numpy as np
 
 if __package__ in (None, ""):
@@ -49,6 +50,10 @@ def _top_k(k: int):
     return lambda x: jax.lax.top_k(x, k)
 
 
+def _matmul(a, b):
+    return a @ b
+
+
 def _max_pool(x):
     import jax
     import jax.numpy as jnp
@@ -76,6 +81,12 @@ OPS = {
     "top_k_rows": ("lax.top_k(f32[256,4096], 8)", lambda: _top_k(8), lambda: [_normal(5, 256, 4096)], 0.0),
     "top_k_vocab": ("lax.top_k(f32[64,32000], 40): sampling from a vocabulary", lambda: _top_k(40),
                     lambda: [_normal(6, 64, 32000)], 0.0),
+    "gemm_bf16_out": ("bf16 GEMM 1024^3 with a bf16 result (jnp's `a @ b`)", lambda: _matmul,
+                      lambda: [_normal(11, 1024, 1024).astype(ml_dtypes.bfloat16),
+                               _normal(12, 1024, 1024).astype(ml_dtypes.bfloat16)], 1e-2),
+    "gemm_f16": ("f16 GEMM 1024^3 with an f16 result", lambda: _matmul,
+                 lambda: [_normal(13, 1024, 1024).astype(np.float16), _normal(14, 1024, 1024).astype(np.float16)],
+                 1e-3),
     "max_pool": ("3x3 max pool, stride 2, of f32[1,112,112,64] (NHWC)", lambda: _max_pool,
                  lambda: [_normal(7, 1, 112, 112, 64)], 0.0),
     "mean_pool": ("global mean pool of f32[8,7,7,2048] (NHWC)", lambda: _mean_pool,

@@ -37,6 +37,11 @@ def one(name: str, result_type, *operands, **attributes):
     return create(name, [result_type], operands, **attributes)[0]
 
 
+def attributes(op) -> dict:
+    """The op's attributes by name, to build a like op with."""
+    return {name: op.attributes[name] for name in op.attributes}
+
+
 def i64_array(values):
     """A DenseI64ArrayAttr, the form StableHLO's shape attributes take."""
     return ir.DenseI64ArrayAttr.get([int(v) for v in values])

@@ -375,17 +375,17 @@ def program_flags(module, target: Target, flags=(), widened: Callable[[object], 
 
 
 def _widened(target: Target, chip: str, flags, codegen_passes) -> Callable[[object], bool]:
-    """Which contractions oxla-llvmcpu-widen-bf16-matmuls will give f32 operands on this chip."""
-    from oxla.transforms.cpu_kernels import device_features, widenable, widens_bf16
+    """Which contractions oxla-llvmcpu-widen-half-matmuls will give f32 operands on this chip."""
+    from oxla.transforms.cpu_kernels import device_features, widenable, widens
 
-    if not any("oxla-llvmcpu-widen-bf16-matmuls" in pass_names(p) for _, p in codegen_passes):
+    if not any("oxla-llvmcpu-widen-half-matmuls" in pass_names(p) for _, p in codegen_passes):
         return lambda op: False
 
     @functools.cache
-    def chip_widens() -> bool:  # resolved only for a program that has such a dot
-        return widens_bf16(device_features(device_target(target, chip, _executable_flags(flags, target))))
+    def chip_features() -> frozenset[str]:  # resolved only for a program that has such a dot
+        return frozenset(device_features(device_target(target, chip, _executable_flags(flags, target))))
 
-    return lambda op: widenable(op) and chip_widens()
+    return lambda op: (element := widenable(op)) is not None and widens(element, chip_features())
 
 
 def has_complex(module) -> bool:

@@ -154,7 +154,7 @@ LLVM_CPU_CODEGEN_PASSES = (
     # On x86-64 CPUs without AVX-512 BF16, bf16 matmuls accumulating in f32 take f32 operands (the same
     # products and sums): IREE's bf16 microkernel has no other path there (the bf16 GEMM on an AVX2 Zen 3:
     # 3.4 s -> 37 ms, XLA 51 ms); see oxla/transforms/cpu_kernels.py.
-    ("before:input", "builtin.module(oxla-llvmcpu-widen-bf16-matmuls)"),
+    ("before:input", "builtin.module(oxla-llvmcpu-widen-half-matmuls)"),
     ("before:input", "builtin.module(oxla-llvmcpu-matmul-kernel)"),
     # Functions with 1 MiB of results or more get an entry that writes them into the arrays oxla.runtime
     # returns, instead of buffers it copies them out of (through module.main(numpy) on an AVX2 Zen 3:

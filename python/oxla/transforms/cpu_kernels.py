@@ -60,11 +60,11 @@ rounded up to blocks, whose rows past the last pixel read it again and
 are dropped by the caller (the 7x7x512 convolution: IREE 126.8 ms, the
 kernel 4.9 ms).
 
-oxla-llvmcpu-widen-bf16-matmuls, run before it: on x86-64 CPUs without
-`+avx512bf16`, a dot of two bf16 operands into f32 takes them converted to
-f32 (exact), so that it runs as an f32 matmul (the f32 kernel on AVX-512,
-IREE's f32 code on AVX2) instead of IREE's bf16 code, which has no fast
-path there.
+oxla-llvmcpu-widen-half-matmuls, run before it: on x86-64 CPUs without
+`+avx512bf16`, a dot of two bf16 operands into f32 or bf16 takes them
+converted to f32 (exact), so that it runs as an f32 matmul (the f32 kernel
+on AVX-512, IREE's f32 code on AVX2) instead of IREE's bf16 code, which has
+no fast path there; f16 operands the same on every x86-64 CPU.
 """
 
 from __future__ import annotations
@@ -77,6 +77,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from oxla import ir
+from oxla.dialects import stablehlo_build as build
 from oxla.dialects.elements import constant_value
 from oxla.dialects.stablehlo import ConvolutionOp, DotGeneralOp
 from oxla.dialects.stablehlo.attributes import dense_elements
@@ -727,43 +728,56 @@ class MatmulKernel(Pass):
             ir.append_definitions(module, "\n".join(texts))
 
 
-def widens_bf16(features: set[str]) -> bool:
-    """Whether oxla-llvmcpu-widen-bf16-matmuls rewrites for CPUs of these target_features."""
-    return bool(features) and "+avx512bf16" not in features
+# Half-precision operand types IREE's CPU code multiplies slowly, each with the x86-64 feature whose
+# instructions give it a fast path (None: no x86-64 instruction multiplies it into f32 sums).
+HALF_PRODUCT_FEATURES = {"bf16": "+avx512bf16", "f16": None}
 
 
-def widenable(op) -> bool:
-    """Whether `op` is a dot or dot_general of two bf16 tensors into f32 with no algorithm attribute."""
+def widens(element: str | None, features: set[str]) -> bool:
+    """Whether oxla-llvmcpu-widen-half-matmuls rewrites `element` matmuls for CPUs of these target_features."""
+    return bool(features) and element in HALF_PRODUCT_FEATURES and HALF_PRODUCT_FEATURES[element] not in features
+
+
+def widenable(op) -> str | None:
+    """The operand type of a dot or dot_general of two bf16 or two f16 tensors into f32 or that same type
+    with no algorithm attribute, else None."""
     if op.name not in ("stablehlo.dot", "stablehlo.dot_general") or "algorithm" in op.attributes:
-        return False
+        return None
     operands = [_shape(v) for v in list(op.operands)[:2]]
     result = _shape(op.results[0])
-    return all(o is not None and o[1] == "bf16" for o in operands) and result is not None and result[1] == "f32"
+    if any(o is None for o in operands) or result is None or operands[0][1] != operands[1][1]:
+        return None
+    element = operands[0][1]
+    return element if element in HALF_PRODUCT_FEATURES and result[1] in ("f32", element) else None
 
 
 @register_pass
-class WidenBf16Matmuls(Pass):
-    """On x86-64 CPUs without AVX-512 BF16, bf16 matmuls that accumulate in f32 take f32 operands."""
+class WidenHalfMatmuls(Pass):
+    """On x86-64 CPUs without instructions for them, bf16 and f16 matmuls take f32 operands and sums."""
 
-    name = "oxla-llvmcpu-widen-bf16-matmuls"
+    name = "oxla-llvmcpu-widen-half-matmuls"
     anchor = "builtin.module"
 
     def run(self, module) -> None:
-        """Converts both operands of each such dot to f32: the same products (a bf16 product is exact in
-        f32) and f32 sums. Without the instructions IREE's bf16 matmul code is slow: the zoo's bf16
-        GEMM ran 70x slower than XLA on an AVX2 Zen 3 (docs/performance.md). An
-        optimization barrier keeps IREE from folding the converts back into the matmul, whose bf16
-        operands it would then widen element by element in the inner loop (twice the f32 time)."""
-        if not widens_bf16(target_features(module)):
-            return
-        for op in [o for o in ir.ops(module) if widenable(o)]:
-            with ir.InsertionPoint(op), op.location:
-                wide = []
-                for value in list(op.operands)[:2]:
-                    shape = ir.RankedTensorType(value.type).shape
-                    wide.append(ir.Operation.create("stablehlo.convert", operands=[value], results=[
-                        ir.RankedTensorType.get(shape, ir.F32Type.get())]).results[0])
-                barrier = ir.Operation.create("stablehlo.optimization_barrier", operands=wide,
-                                              results=[v.type for v in wide])
-            for index in (0, 1):
-                op.operands[index] = barrier.results[index]
+        """Converts both operands of each such dot to f32 and rounds an f32 sum back to a half result: the
+        same products (a bf16 or f16 product is exact in f32) and the f32 sums IREE and XLA compute for
+        them anyway. Without the instructions IREE's half-precision matmul code is slow: on an AVX2 Zen 3
+        the zoo's bf16 GEMM ran 70x slower than XLA, a bf16 GEMM with a bf16 result 90x, an f16 one 2x
+        (docs/performance.md). An optimization barrier keeps IREE from folding the converts back into the
+        matmul, whose half operands it would then widen element by element in the inner loop (twice the
+        f32 time)."""
+        features = target_features(module)
+        for op in [o for o in ir.ops(module) if widens(widenable(o), features)]:
+            build.replace(op, _widened)
+
+
+def _widened(op):
+    """`op` over f32 operands behind a barrier, its f32 sums rounded to its own result type."""
+    f32 = ir.F32Type.get()
+    operands = list(op.operands)[:2]
+    wide = build.create("stablehlo.optimization_barrier", [build.tensor(build.shape(v), f32) for v in operands],
+                        [build.one("stablehlo.convert", build.tensor(build.shape(v), f32), v) for v in operands])
+    sums = build.one(op.name, build.tensor(build.shape(op.results[0]), f32), *wide,
+                     **build.attributes(op))
+    result = op.results[0].type
+    return sums if sums.type == result else build.one("stablehlo.convert", result, sums)

@@ -46,11 +46,6 @@ ROUND_NS = 11_000.0
 ROUND_ELEMENT_NS = 3.0
 
 
-def _attrs(op) -> dict:
-    """The op's attributes by name."""
-    return {name: op.attributes[name] for name in op.attributes}
-
-
 def _static_sort(op) -> tuple[list[int], int] | None:
     """(shape, dimension) of a sort whose operands share one static shape; None otherwise."""
     try:
@@ -113,7 +108,7 @@ def _apply_comparator(region, lhs: list, rhs: list):
             values[result] = _wide({}, scalar, dims)
         else:
             operands = [_wide(values, v, dims) for v in op.operands]
-            values[result] = build.one(op.name, wide, *operands, **_attrs(op))
+            values[result] = build.one(op.name, wide, *operands, **build.attributes(op))
     raise ValueError("a sort comparator without stablehlo.return")
 
 
@@ -217,7 +212,7 @@ def stabilized(op) -> list:
         operands.append(build.one("stablehlo.iota", _i32(dims),
                                   iota_dimension=ir.IntegerAttr.get(ir.IntegerType.get_signless(64), dim)))
     sort = ir.Operation.create("stablehlo.sort", results=[v.type for v in operands], operands=operands,
-                               attributes=_attrs(op), regions=1)
+                               attributes=build.attributes(op), regions=1)
     scalars = [build.tensor([], build.element(v)) for v in operands]
     block = sort.regions[0].blocks.append(*[t for scalar in scalars for t in (scalar, scalar)])
     with ir.InsertionPoint(block):
