@@ -145,3 +145,22 @@ def take_along(value, positions, dim: int):
                f"start_indices_batching_dims = {batch}, start_index_map = [{dim}], index_vector_dim = {len(dims)}>")
     return one("stablehlo.gather", tensor(dims, element(value)), value, indices, dimension_numbers=numbers,
                slice_sizes=i64_array([1] * len(dims)))
+
+
+def broadcast(value, dims: list[int], kept: list[int]):
+    """stablehlo.broadcast_in_dim of `value` to `dims`, its dimensions becoming `kept`."""
+    return one("stablehlo.broadcast_in_dim", tensor(dims, element(value)), value, broadcast_dimensions=i64_array(kept))
+
+
+def reduce(value, init, dimensions: list[int], combiner: str):
+    """stablehlo.reduce of `value` over `dimensions` from the 0-d `init`, combining with the binary
+    element-wise op `combiner` (stablehlo.add, stablehlo.maximum, ...)."""
+    dims = [n for d, n in enumerate(shape(value)) if d not in dimensions]
+    op = ir.Operation.create("stablehlo.reduce", results=[tensor(dims, element(value))], operands=[value, init],
+                             attributes={"dimensions": i64_array(dimensions)}, regions=1)
+    scalar = init.type
+    block = op.regions[0].blocks.append(scalar, scalar)
+    with ir.InsertionPoint(block):
+        ir.Operation.create("stablehlo.return", operands=[one(combiner, scalar, *block.arguments)])
+    return op.results[0]
+

@@ -118,7 +118,7 @@ def _wide(values: dict, value, dims: list[int]):
     if not dims:
         return values.get(value, value)
     if value not in values:
-        values[value] = _broadcast(value, dims)
+        values[value] = build.broadcast(value, dims, [])
     return values[value]
 
 
@@ -266,18 +266,12 @@ def _scalar_of(table, row, column: int):
     return build.reshape(element, [])
 
 
-def _broadcast(scalar, dims: list[int]):
-    """A 0-d tensor broadcast to `dims`."""
-    return build.one("stablehlo.broadcast_in_dim", build.tensor(dims, build.element(scalar)), scalar,
-                     broadcast_dimensions=build.i64_array([]))
-
-
 def _round(region, state: list, table, dim: int, length: int) -> list:
     """One round of the network on the loop's state (the round number, the operands, their positions)."""
     counter, values = state[0], state[1:]
     dims = build.shape(values[0])
-    distance = _broadcast(_scalar_of(table, counter, 0), dims)
-    mirror = _broadcast(_scalar_of(table, counter, 1), dims)
+    distance = build.broadcast(_scalar_of(table, counter, 0), dims, [])
+    mirror = build.broadcast(_scalar_of(table, counter, 1), dims, [])
     position = build.one("stablehlo.iota", _i32(dims), iota_dimension=ir.IntegerAttr.get(
         ir.IntegerType.get_signless(64), dim))
     one = build.splat(1, _i32(dims))

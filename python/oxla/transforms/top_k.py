@@ -179,17 +179,8 @@ def _row_maxima(keys, length: int):
     """The largest key of each run of `length` along the last dimension (whose size it divides)."""
     dims = build.shape(keys)
     runs = build.reshape(keys, dims[:-1] + [dims[-1] // length, length])
-    scalar = build.tensor([], build.element(keys))
-    lowest = build.splat(_LOWEST, scalar)
-    reduce = ir.Operation.create("stablehlo.reduce", results=[build.tensor(dims[:-1] + [dims[-1] // length],
-                                                                           build.element(keys))],
-                                 operands=[runs, lowest], attributes={"dimensions": build.i64_array([len(dims)])},
-                                 regions=1)
-    block = reduce.regions[0].blocks.append(scalar, scalar)
-    with ir.InsertionPoint(block):
-        larger = build.one("stablehlo.maximum", scalar, *block.arguments)
-        ir.Operation.create("stablehlo.return", operands=[larger])
-    return reduce.results[0]
+    lowest = build.splat(_LOWEST, build.tensor([], build.element(keys)))
+    return build.reduce(runs, lowest, [len(dims)], "stablehlo.maximum")
 
 
 def chunk_length(length: int, k: int) -> int:
@@ -213,8 +204,7 @@ def _chunked_candidates(keys, k: int, chunk: int):
     best_chunks = _best(_row_maxima(padded, chunk), taken)
     wide = build.tensor(dims[:-1] + [taken, chunk], _integer(32))
     firsts = build.one("stablehlo.multiply", best_chunks.type, best_chunks, _splat_like(best_chunks, chunk))
-    starts = build.one("stablehlo.broadcast_in_dim", wide, firsts,
-                       broadcast_dimensions=build.i64_array(list(range(len(dims)))))
+    starts = build.broadcast(firsts, list(wide.shape), list(range(len(dims))))
     offsets = build.one("stablehlo.iota", wide, iota_dimension=ir.IntegerAttr.get(_integer(64), len(dims)))
     where = build.reshape(build.one("stablehlo.add", wide, starts, offsets), dims[:-1] + [taken * chunk])
     return build.take_along(padded, where, len(dims) - 1), where
