@@ -8,9 +8,10 @@ Each op is a JAX function of fixed inputs, prepared like a zoo model by the
 its inputs resident, the two interleaved (medians of --repeat samples), and
 checked against XLA: sorts and top-k exactly, the rest within the op's
 tolerance. Prints one row per op: medians, oxla / XLA, compile seconds, and
-the check. Sorts, argsorts and top-k are where oxla replaces IREE's code
-(oxla/transforms/sort.py, oxla/transforms/top_k.py); the pooling and strided
-convolution rows show gaps that remain.
+the check. Sorts, argsorts, top-k, argmax and half-precision GEMMs are where
+oxla replaces IREE's code (oxla/transforms/sort.py, top_k.py, arg_reductions.py,
+cpu_kernels.py); the pooling and strided convolution rows show gaps that
+remain.
 """
 
 from __future__ import annotations
@@ -50,6 +51,12 @@ def _top_k(k: int):
     return lambda x: jax.lax.top_k(x, k)
 
 
+def _argmax(axis: int):
+    import jax.numpy as jnp
+
+    return lambda x: jnp.argmax(x, axis=axis)
+
+
 def _matmul(a, b):
     return a @ b
 
@@ -81,6 +88,10 @@ OPS = {
     "top_k_rows": ("lax.top_k(f32[256,4096], 8)", lambda: _top_k(8), lambda: [_normal(5, 256, 4096)], 0.0),
     "top_k_vocab": ("lax.top_k(f32[64,32000], 40): sampling from a vocabulary", lambda: _top_k(40),
                     lambda: [_normal(6, 64, 32000)], 0.0),
+    "argmax_rows": ("jnp.argmax of f32[256,32000] along rows: greedy decoding", lambda: _argmax(-1),
+                    lambda: [_normal(15, 256, 32000)], 0.0),
+    "argmax_cols": ("jnp.argmax of f32[4096,1024] along columns", lambda: _argmax(0),
+                    lambda: [_normal(16, 4096, 1024)], 0.0),
     "gemm_bf16_out": ("bf16 GEMM 1024^3 with a bf16 result (jnp's `a @ b`)", lambda: _matmul,
                       lambda: [_normal(11, 1024, 1024).astype(ml_dtypes.bfloat16),
                                _normal(12, 1024, 1024).astype(ml_dtypes.bfloat16)], 1e-2),

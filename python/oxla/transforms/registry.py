@@ -48,6 +48,7 @@ BUILTIN_PASS_MODULES = (
     "oxla.transforms.triangular_solve",
     "oxla.transforms.top_k",
     "oxla.transforms.sort",
+    "oxla.transforms.arg_reductions",
     "oxla.transforms.math",
     "oxla.transforms.simplify",
     "oxla.transforms.fold",

@@ -42,6 +42,7 @@
 // CHECK-NEXT:   --oxla-llvmcpu-row-reduction-steps{{ +}}- Steps row reductions one row of four vectors at a time on CPUs under 16 lanes (AVX2).
 // CHECK-NEXT:   --oxla-llvmcpu-sort-networks{{ +}}- Runs stablehlo.sorts as bitonic networks of element-wise rounds where they beat IREE's bubble sort.
 // CHECK-NEXT:       always=<bool> (default false) - rewrite every sort the network can take, whether or not the cost model favours it
+// CHECK-NEXT:   --oxla-llvmcpu-split-arg-reductions{{ +}}- Runs argmax and argmin reductions as the extremum, then the first position holding it.
 // CHECK-NEXT:   --oxla-llvmcpu-widen-half-matmuls{{ +}}- On x86-64 CPUs without instructions for them, bf16 and f16 matmuls take f32 operands and sums.
 // CHECK-NEXT:   --oxla-materialize-shared-elementwise{{ +}}- Computes costly element-wise values once (optimization_barrier) when several reductions would recompute them.
 // CHECK-NEXT:       min-elements=<int> (default 16384)
