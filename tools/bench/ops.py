@@ -8,9 +8,10 @@ Each op is a JAX function of fixed inputs, prepared like a zoo model by the
 its inputs resident, the two interleaved (medians of --repeat samples), and
 checked against XLA: sorts and top-k exactly, the rest within the op's
 tolerance. Prints one row per op: medians, oxla / XLA, compile seconds, and
-the check. Sorts, argsorts, top-k, argmax and half-precision GEMMs are where
-oxla replaces IREE's code (oxla/transforms/sort.py, top_k.py, arg_reductions.py,
-cpu_kernels.py); the pooling and strided convolution rows show gaps that
+the check. Sorts, argsorts, top-k, argmax, transposed convolutions and
+half-precision GEMMs are where oxla replaces IREE's code (sort.py, top_k.py,
+arg_reductions.py, dilated_convolutions.py and cpu_kernels.py in
+oxla/transforms); the pooling and strided convolution rows show gaps that
 remain.
 """
 
@@ -57,6 +58,12 @@ def _argmax(axis: int):
     return lambda x: jnp.argmax(x, axis=axis)
 
 
+def _conv_transpose(x, w):
+    import jax
+
+    return jax.lax.conv_transpose(x, w, (2, 2), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))
+
+
 def _matmul(a, b):
     return a @ b
 
@@ -92,6 +99,8 @@ OPS = {
                     lambda: [_normal(15, 256, 32000)], 0.0),
     "argmax_cols": ("jnp.argmax of f32[4096,1024] along columns", lambda: _argmax(0),
                     lambda: [_normal(16, 4096, 1024)], 0.0),
+    "conv_transpose": ("3x3 transposed convolution, stride 2, f32[1,28,28,128] to 64 features",
+                       lambda: _conv_transpose, lambda: [_normal(17, 1, 28, 28, 128), _normal(18, 3, 3, 128, 64)], 1e-4),
     "gemm_bf16_out": ("bf16 GEMM 1024^3 with a bf16 result (jnp's `a @ b`)", lambda: _matmul,
                       lambda: [_normal(11, 1024, 1024).astype(ml_dtypes.bfloat16),
                                _normal(12, 1024, 1024).astype(ml_dtypes.bfloat16)], 1e-2),

@@ -111,6 +111,15 @@ def slice_to(value, limits: list[int]):
                limit_indices=i64_array(limits), strides=i64_array([1] * len(limits)))
 
 
+def strided_slice(value, starts: list[int], limits: list[int], strides: list[int]):
+    """stablehlo.slice of `value`; `value` itself when that is all of it."""
+    dims = [len(range(a, b, s)) for a, b, s in zip(starts, limits, strides)]
+    if dims == shape(value):
+        return value
+    return one("stablehlo.slice", tensor(dims, element(value)), value, start_indices=i64_array(starts),
+               limit_indices=i64_array(limits), strides=i64_array(strides))
+
+
 def transpose(value, perm: list[int]):
     """stablehlo.transpose by `perm`; `value` itself for the identity."""
     if list(perm) == sorted(perm):

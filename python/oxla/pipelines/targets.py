@@ -151,6 +151,11 @@ LLVM_CPU_CODEGEN_PASSES = (
     # (the ResNet block 2.10 -> 1.83 ms, the stage transition 1.74 -> 1.42 ms; XLA 2.0 and 1.6 ms). On AVX2
     # it takes the convolutions IREE's code runs slowly there, with a 4x16 tile (the stage transition on
     # a Zen 3: 1.29x -> 0.92x XLA's time); see oxla/transforms/cpu_kernels.py.
+    # Input-dilated (transposed) convolutions run as one convolution per output phase over the undilated
+    # input, without the zeros IREE multiplies (a 3x3 stride-2 transposed convolution of f32[1,28,28,128]
+    # to 64 features on an AVX2 Zen 3: 6.7 ms -> 3.0-3.5 ms, XLA 2.0-2.4 ms); before the kernel pass,
+    # which may then take the phases. See oxla/transforms/dilated_convolutions.py.
+    ("before:input", "builtin.module(oxla-llvmcpu-phase-convolutions)"),
     # On x86-64 CPUs without AVX-512 BF16, bf16 matmuls accumulating in f32 take f32 operands (the same
     # products and sums): IREE's bf16 microkernel has no other path there (the bf16 GEMM on an AVX2 Zen 3:
     # 3.4 s -> 37 ms, XLA 51 ms); see oxla/transforms/cpu_kernels.py.
