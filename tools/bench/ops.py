@@ -58,6 +58,12 @@ def _argmax(axis: int):
     return lambda x: jnp.argmax(x, axis=axis)
 
 
+def _conv_bf16(x, w):
+    import jax
+
+    return jax.lax.conv_general_dilated(x, w, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))
+
+
 def _conv_transpose(x, w):
     import jax
 
@@ -99,6 +105,9 @@ OPS = {
                     lambda: [_normal(15, 256, 32000)], 0.0),
     "argmax_cols": ("jnp.argmax of f32[4096,1024] along columns", lambda: _argmax(0),
                     lambda: [_normal(16, 4096, 1024)], 0.0),
+    "conv_bf16_out": ("3x3 convolution of bf16[1,28,28,128] to 128 features, a bf16 result", lambda: _conv_bf16,
+                      lambda: [_normal(19, 1, 28, 28, 128).astype(ml_dtypes.bfloat16),
+                               _normal(20, 3, 3, 128, 128).astype(ml_dtypes.bfloat16)], 1e-2),
     "conv_transpose": ("3x3 transposed convolution, stride 2, f32[1,28,28,128] to 64 features",
                        lambda: _conv_transpose, lambda: [_normal(17, 1, 28, 28, 128), _normal(18, 3, 3, 128, 64)], 1e-4),
     "gemm_bf16_out": ("bf16 GEMM 1024^3 with a bf16 result (jnp's `a @ b`)", lambda: _matmul,

@@ -375,10 +375,10 @@ def program_flags(module, target: Target, flags=(), widened: Callable[[object], 
 
 
 def _widened(target: Target, chip: str, flags, codegen_passes) -> Callable[[object], bool]:
-    """Which contractions oxla-llvmcpu-widen-half-matmuls will give f32 operands on this chip."""
+    """Which contractions oxla-llvmcpu-widen-half-contractions will give f32 operands on this chip."""
     from oxla.transforms.cpu_kernels import device_features, widenable, widens
 
-    if not any("oxla-llvmcpu-widen-half-matmuls" in pass_names(p) for _, p in codegen_passes):
+    if not any("oxla-llvmcpu-widen-half-contractions" in pass_names(p) for _, p in codegen_passes):
         return lambda op: False
 
     @functools.cache

@@ -156,10 +156,11 @@ LLVM_CPU_CODEGEN_PASSES = (
     # to 64 features on an AVX2 Zen 3: 6.7 ms -> 3.0-3.5 ms, XLA 2.0-2.4 ms); before the kernel pass,
     # which may then take the phases. See oxla/transforms/dilated_convolutions.py.
     ("before:input", "builtin.module(oxla-llvmcpu-phase-convolutions)"),
-    # On x86-64 CPUs without AVX-512 BF16, bf16 matmuls accumulating in f32 take f32 operands (the same
-    # products and sums): IREE's bf16 microkernel has no other path there (the bf16 GEMM on an AVX2 Zen 3:
-    # 3.4 s -> 37 ms, XLA 51 ms); see oxla/transforms/cpu_kernels.py.
-    ("before:input", "builtin.module(oxla-llvmcpu-widen-half-matmuls)"),
+    # bf16 and f16 matmuls and convolutions sum in f32 (IREE summed a bf16 convolution's bf16 result in
+    # bf16), and take f32 operands on x86-64 CPUs without the type's instructions (the same products):
+    # IREE's bf16 microkernel has no other path there (the bf16 GEMM on an AVX2 Zen 3: 3.4 s -> 37 ms,
+    # XLA 51 ms; with a bf16 result 3.6 s -> 38-44 ms); see oxla/transforms/cpu_kernels.py.
+    ("before:input", "builtin.module(oxla-llvmcpu-widen-half-contractions)"),
     ("before:input", "builtin.module(oxla-llvmcpu-matmul-kernel)"),
     # Functions with 1 MiB of results or more get an entry that writes them into the arrays oxla.runtime
     # returns, instead of buffers it copies them out of (through module.main(numpy) on an AVX2 Zen 3:

@@ -60,11 +60,12 @@ rounded up to blocks, whose rows past the last pixel read it again and
 are dropped by the caller (the 7x7x512 convolution: IREE 126.8 ms, the
 kernel 4.9 ms).
 
-oxla-llvmcpu-widen-half-matmuls, run before it: on x86-64 CPUs without
-`+avx512bf16`, a dot of two bf16 operands into f32 or bf16 takes them
-converted to f32 (exact), so that it runs as an f32 matmul (the f32 kernel
-on AVX-512, IREE's f32 code on AVX2) instead of IREE's bf16 code, which has
-no fast path there; f16 operands the same on every x86-64 CPU.
+oxla-llvmcpu-widen-half-contractions, run before it: on x86-64 CPUs
+without `+avx512bf16`, a dot or convolution of two bf16 operands into f32
+or bf16 takes them converted to f32 (exact), so that it runs as an f32
+one (the f32 kernel on AVX-512, IREE's f32 code on AVX2) instead of IREE's
+bf16 code, which has no fast path there; f16 operands the same on every
+x86-64 CPU. Half results are f32 sums rounded once, as XLA's are.
 """
 
 from __future__ import annotations
@@ -731,17 +732,19 @@ class MatmulKernel(Pass):
 # Half-precision operand types IREE's CPU code multiplies slowly, each with the x86-64 feature whose
 # instructions give it a fast path (None: no x86-64 instruction multiplies it into f32 sums).
 HALF_PRODUCT_FEATURES = {"bf16": "+avx512bf16", "f16": None}
+_HALF_CONTRACTIONS = ("stablehlo.dot", "stablehlo.dot_general", "stablehlo.convolution")
 
 
 def widens(element: str | None, features: set[str]) -> bool:
-    """Whether oxla-llvmcpu-widen-half-matmuls rewrites `element` matmuls for CPUs of these target_features."""
+    """Whether oxla-llvmcpu-widen-half-contractions gives `element` contractions f32 operands on CPUs of
+    these target_features."""
     return bool(features) and element in HALF_PRODUCT_FEATURES and HALF_PRODUCT_FEATURES[element] not in features
 
 
 def widenable(op) -> str | None:
-    """The operand type of a dot or dot_general of two bf16 or two f16 tensors into f32 or that same type
-    with no algorithm attribute, else None."""
-    if op.name not in ("stablehlo.dot", "stablehlo.dot_general") or "algorithm" in op.attributes:
+    """The operand type of a dot, dot_general or convolution of two bf16 or two f16 tensors into f32 or
+    that same type with no algorithm attribute, else None."""
+    if op.name not in _HALF_CONTRACTIONS or "algorithm" in op.attributes:
         return None
     operands = [_shape(v) for v in list(op.operands)[:2]]
     result = _shape(op.results[0])
@@ -752,32 +755,40 @@ def widenable(op) -> str | None:
 
 
 @register_pass
-class WidenHalfMatmuls(Pass):
-    """On x86-64 CPUs without instructions for them, bf16 and f16 matmuls take f32 operands and sums."""
+class WidenHalfContractions(Pass):
+    """bf16 and f16 matmuls and convolutions sum in f32, over f32 operands where the x86-64 CPU lacks the type's."""
 
-    name = "oxla-llvmcpu-widen-half-matmuls"
+    name = "oxla-llvmcpu-widen-half-contractions"
     anchor = "builtin.module"
 
     def run(self, module) -> None:
-        """Converts both operands of each such dot to f32 and rounds an f32 sum back to a half result: the
-        same products (a bf16 or f16 product is exact in f32) and the f32 sums IREE and XLA compute for
-        them anyway. Without the instructions IREE's half-precision matmul code is slow: on an AVX2 Zen 3
-        the zoo's bf16 GEMM ran 70x slower than XLA, a bf16 GEMM with a bf16 result 90x, an f16 one 2x
-        (docs/performance.md). An optimization barrier keeps IREE from folding the converts back into the
-        matmul, whose half operands it would then widen element by element in the inner loop (twice the
-        f32 time)."""
+        """Gives each such contraction with a half result an f32 one, rounded once to the half type (XLA's
+        sums; IREE summed a bf16 convolution in bf16: 3% off XLA's results), and converts the operands
+        to f32 where the CPU lacks the type's instructions (a bf16 or f16 product is exact in f32).
+        Without the instructions IREE's half-precision code is slow: on an AVX2 Zen 3 the zoo's bf16
+        GEMM ran 70x slower than XLA, a bf16 GEMM with a bf16 result 90x, an f16 one 2x, a bf16 3x3
+        convolution 2x-3x (docs/performance.md). An optimization barrier keeps IREE from folding the
+        converts back into the contraction, whose half operands it would then widen element by element
+        in the inner loop (twice the f32 time)."""
         features = target_features(module)
-        for op in [o for o in ir.ops(module) if widens(widenable(o), features)]:
-            build.replace(op, _widened)
+        if not features:
+            return
+        for op, element in [(o, widenable(o)) for o in ir.ops(module)]:
+            if element is not None and (widens(element, features) or _shape(op.results[0])[1] != "f32"):
+                wide = widens(element, features)
+                build.replace(op, lambda o: _widened(o, wide))
 
 
-def _widened(op):
-    """`op` over f32 operands behind a barrier, its f32 sums rounded to its own result type."""
+def _widened(op, wide_operands: bool):
+    """`op` summing in f32 (over f32 operands behind a barrier, with `wide_operands`), rounded to its own
+    result type."""
     f32 = ir.F32Type.get()
     operands = list(op.operands)[:2]
-    wide = build.create("stablehlo.optimization_barrier", [build.tensor(build.shape(v), f32) for v in operands],
-                        [build.one("stablehlo.convert", build.tensor(build.shape(v), f32), v) for v in operands])
-    sums = build.one(op.name, build.tensor(build.shape(op.results[0]), f32), *wide,
-                     **build.attributes(op))
+    if wide_operands:
+        operands = build.create("stablehlo.optimization_barrier",
+                                [build.tensor(build.shape(v), f32) for v in operands],
+                                [build.one("stablehlo.convert", build.tensor(build.shape(v), f32), v)
+                                 for v in operands])
+    sums = build.one(op.name, build.tensor(build.shape(op.results[0]), f32), *operands, **build.attributes(op))
     result = op.results[0].type
     return sums if sums.type == result else build.one("stablehlo.convert", result, sums)

@@ -44,7 +44,7 @@
 // CHECK-NEXT:   --oxla-llvmcpu-sort-networks{{ +}}- Runs stablehlo.sorts as bitonic networks of element-wise rounds where they beat IREE's bubble sort.
 // CHECK-NEXT:       always=<bool> (default false) - rewrite every sort the network can take, whether or not the cost model favours it
 // CHECK-NEXT:   --oxla-llvmcpu-split-arg-reductions{{ +}}- Runs argmax and argmin reductions as the extremum, then the first position holding it.
-// CHECK-NEXT:   --oxla-llvmcpu-widen-half-matmuls{{ +}}- On x86-64 CPUs without instructions for them, bf16 and f16 matmuls take f32 operands and sums.
+// CHECK-NEXT:   --oxla-llvmcpu-widen-half-contractions{{ +}}- bf16 and f16 matmuls and convolutions sum in f32, over f32 operands where the x86-64 CPU lacks the type's.
 // CHECK-NEXT:   --oxla-materialize-shared-elementwise{{ +}}- Computes costly element-wise values once (optimization_barrier) when several reductions would recompute them.
 // CHECK-NEXT:       min-elements=<int> (default 16384)
 // CHECK-NEXT:   --oxla-print-op-stats{{ +}}- Prints the number of ops per dialect and per op name (to stderr, or appended to `output`).
