@@ -8,9 +8,9 @@ Each op is a JAX function of fixed inputs, prepared like a zoo model by the
 its inputs resident, the two interleaved (medians of --repeat samples), and
 checked against XLA: sorts and top-k exactly, the rest within the op's
 tolerance. Prints one row per op: medians, oxla / XLA, compile seconds, and
-the check. Sorts, argsorts, top-k, argmax, transposed convolutions and
-half-precision GEMMs are where oxla replaces IREE's code (sort.py, top_k.py,
-arg_reductions.py, dilated_convolutions.py and cpu_kernels.py in
+the check. Sorts, argsorts, top-k, argmax, transposed and 7x1 convolutions
+and half-precision GEMMs are where oxla replaces IREE's code (sort.py, top_k.py,
+arg_reductions.py, convolutions.py and cpu_kernels.py in
 oxla/transforms); the pooling and strided convolution rows show gaps that
 remain.
 """
@@ -58,7 +58,7 @@ def _argmax(axis: int):
     return lambda x: jnp.argmax(x, axis=axis)
 
 
-def _conv_bf16(x, w):
+def _conv(x, w):
     import jax
 
     return jax.lax.conv_general_dilated(x, w, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))
@@ -105,9 +105,11 @@ OPS = {
                     lambda: [_normal(15, 256, 32000)], 0.0),
     "argmax_cols": ("jnp.argmax of f32[4096,1024] along columns", lambda: _argmax(0),
                     lambda: [_normal(16, 4096, 1024)], 0.0),
-    "conv_bf16_out": ("3x3 convolution of bf16[1,28,28,128] to 128 features, a bf16 result", lambda: _conv_bf16,
+    "conv_bf16_out": ("3x3 convolution of bf16[1,28,28,128] to 128 features, a bf16 result", lambda: _conv,
                       lambda: [_normal(19, 1, 28, 28, 128).astype(ml_dtypes.bfloat16),
                                _normal(20, 3, 3, 128, 128).astype(ml_dtypes.bfloat16)], 1e-2),
+    "conv_7x1": ("7x1 convolution (Inception's factorized 7x7), f32[1,17,17,192] to 192 features",
+                 lambda: _conv, lambda: [_normal(21, 1, 17, 17, 192), _normal(22, 7, 1, 192, 192)], 1e-4),
     "conv_transpose": ("3x3 transposed convolution, stride 2, f32[1,28,28,128] to 64 features",
                        lambda: _conv_transpose, lambda: [_normal(17, 1, 28, 28, 128), _normal(18, 3, 3, 128, 64)], 1e-4),
     "gemm_bf16_out": ("bf16 GEMM 1024^3 with a bf16 result (jnp's `a @ b`)", lambda: _matmul,

@@ -153,8 +153,8 @@ LLVM_CPU_CODEGEN_PASSES = (
     # a Zen 3: 1.29x -> 0.92x XLA's time); see oxla/transforms/cpu_kernels.py.
     # Input-dilated (transposed) convolutions run as one convolution per output phase over the undilated
     # input, without the zeros IREE multiplies (a 3x3 stride-2 transposed convolution of f32[1,28,28,128]
-    # to 64 features on an AVX2 Zen 3: 6.7 ms -> 3.0-3.5 ms, XLA 2.0-2.4 ms); before the kernel pass,
-    # which may then take the phases. See oxla/transforms/dilated_convolutions.py.
+    # to 64 features on an AVX2 Zen 3: 6.7 ms -> 2.0 ms, XLA 2.1-2.2 ms, its 2x1 phases unfolded below);
+    # before the kernel pass, which may then take the phases. See oxla/transforms/convolutions.py.
     ("before:input", "builtin.module(oxla-llvmcpu-phase-convolutions)"),
     # bf16 and f16 matmuls and convolutions sum in f32 (IREE summed a bf16 convolution's bf16 result in
     # bf16), and take f32 operands on x86-64 CPUs without the type's instructions (the same products):
@@ -162,6 +162,10 @@ LLVM_CPU_CODEGEN_PASSES = (
     # XLA 51 ms; with a bf16 result 3.6 s -> 38-44 ms); see oxla/transforms/cpu_kernels.py.
     ("before:input", "builtin.module(oxla-llvmcpu-widen-half-contractions)"),
     ("before:input", "builtin.module(oxla-llvmcpu-matmul-kernel)"),
+    # NHWC convolutions with 7x1-, 1x7-like kernels the kernel pass left run as one matmul over the input's
+    # taps side by side (non-constant kernels on an AVX2 Zen 3: 17x17x192 7x1 65 ms -> 3.0 ms, XLA 2.5-2.7
+    # ms; 28x28x64 3x1 9.2 -> 1.0 ms, XLA 0.8-0.9 ms); see oxla/transforms/convolutions.py.
+    ("before:input", "builtin.module(oxla-llvmcpu-unfold-strip-convolutions)"),
     # Functions with 1 MiB of results or more get an entry that writes them into the arrays oxla.runtime
     # returns, instead of buffers it copies them out of (through module.main(numpy) on an AVX2 Zen 3:
     # the elementwise chain's 16 MB result 0.81x-0.86x the time, the GEMMs' 4 MB mostly 0.93x-0.98x; the

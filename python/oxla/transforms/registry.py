@@ -49,7 +49,7 @@ BUILTIN_PASS_MODULES = (
     "oxla.transforms.top_k",
     "oxla.transforms.sort",
     "oxla.transforms.arg_reductions",
-    "oxla.transforms.dilated_convolutions",
+    "oxla.transforms.convolutions",
     "oxla.transforms.math",
     "oxla.transforms.simplify",
     "oxla.transforms.fold",

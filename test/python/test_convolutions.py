@@ -1,5 +1,6 @@
-"""oxla-llvmcpu-phase-convolutions (oxla/transforms/dilated_convolutions.py): input-dilated convolutions run
-as one convolution per output phase, with the original's results."""
+"""oxla/transforms/convolutions.py: input-dilated convolutions run as one convolution per output phase
+(oxla-llvmcpu-phase-convolutions), and 7x1-, 1x7-like ones as one matmul
+(oxla-llvmcpu-unfold-strip-convolutions), with the original's results."""
 
 import itertools
 
@@ -105,3 +106,57 @@ def test_other_convolutions_are_left_alone(extra):
     module = ir.parse(undilated)
     transforms.run(module, PASS)
     assert len([op for op in ir.ops(module) if op.name == "stablehlo.convolution"]) == 1
+
+
+UNFOLD = "builtin.module(oxla-llvmcpu-unfold-strip-convolutions)"
+
+
+def strided(x_shape, k_shape, strides, padding, element="f32") -> str:
+    """@main(x, k): an NHWC/HWIO convolution of NCHW-ordered shapes `x_shape` and `k_shape` with strides."""
+    text, out = convolution(x_shape, k_shape, (1, 1), padding, element=element)
+    sizes = [(n + lo + hi - k) // s + 1 for n, (lo, hi), k, s in zip(x_shape[2:], padding, k_shape[2:], strides)]
+    dims = lambda d: "x".join(map(str, [d[0], *d[2:], d[1]]))  # noqa: E731
+    return text.replace(f"tensor<{dims(out)}x{element}>", f"tensor<{dims(out[:2] + sizes)}x{element}>").replace(
+        "stride = [1, 1]", f"stride = {list(strides)}")
+
+
+@pytest.mark.parametrize("x_shape, k_shape, strides, padding", [
+    ((1, 8, 9, 9), (4, 8, 3, 1), (1, 1), ((1, 1), (0, 0))),
+    ((2, 8, 9, 7), (4, 8, 1, 5), (1, 1), ((0, 0), (0, 0))),
+    ((1, 8, 11, 11), (4, 8, 7, 1), (2, 1), ((3, 3), (0, 0))),
+    ((1, 8, 10, 10), (4, 8, 1, 3), (2, 3), ((1, 2), (0, -1))),
+])
+def test_strip_convolutions_are_one_matmul(x_shape, k_shape, strides, padding):
+    text = strided(x_shape, k_shape, strides, padding)
+    module = ir.parse(text)
+    transforms.run(module, UNFOLD)
+    assert not ir.verify(module)
+    assert "stablehlo.convolution" not in ir.to_text(module) and "stablehlo.dot_general" in ir.to_text(module)
+    rng = np.random.default_rng(sum(k_shape))
+    x, k = rng.standard_normal(x_shape).astype(np.float32), rng.standard_normal(k_shape).astype(np.float32)
+    got = np.asarray(runtime.load(compile(text)).main(np.ascontiguousarray(x.transpose(0, 2, 3, 1)),
+                                                     np.ascontiguousarray(k.transpose(2, 3, 1, 0))))
+    dense = reference(x.astype(np.float64), k.astype(np.float64), (1, 1), padding)
+    want = dense[:, :, ::strides[0], ::strides[1]].transpose(0, 2, 3, 1)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("change", ["3x3", "1x1", "nchw", "grouped", "dilated window"])
+def test_other_convolutions_are_not_unfolded(change):
+    x_shape, k_shape = (1, 4, 6, 6), (2, 4, 3, 1)
+    if change == "3x3":
+        text = strided(x_shape, (2, 4, 3, 3), (1, 1), ((1, 1), (1, 1)))
+    elif change == "1x1":
+        text = strided(x_shape, (2, 4, 1, 1), (1, 1), ((0, 0), (0, 0)))
+    elif change == "nchw":
+        text, _ = convolution(x_shape, k_shape, (1, 1), ((1, 1), (0, 0)), layout="nchw")
+    elif change == "grouped":
+        text = strided(x_shape, (2, 2, 3, 1), (1, 1), ((1, 1), (0, 0))).replace(
+            "feature_group_count = 1", "feature_group_count = 2")
+    else:
+        text = strided(x_shape, k_shape, (1, 1), ((2, 2), (0, 0))).replace(
+            "lhs_dilate = [1, 1]", "rhs_dilate = [2, 1]").replace("tensor<1x8x6x2xf32>", "tensor<1x6x6x2xf32>")
+    module = ir.parse(text)
+    transforms.run(module, UNFOLD)
+    assert "stablehlo.convolution" in ir.to_text(module)
+
