@@ -174,7 +174,12 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'op':16s} {'oxla ms':>9s} {'XLA ms':>9s} {'ratio':>6s}   compile oxla / XLA   check")
     wrong = 0
     for name in args.ops:
-        result = measure_op(name, args.repeat)
+        try:
+            result = measure_op(name, args.repeat)
+        except Exception as exc:  # an op that does not import, compile or run is reported; the rest still run
+            wrong += 1
+            print(f"{name:16s} FAILED: {type(exc).__name__}: {str(exc).strip().splitlines()[0][:200]}", flush=True)
+            continue
         wrong += result["check"].startswith(("DIFFERS", "WRONG"))
         print(row(name, result), flush=True)
     return 1 if wrong else 0
