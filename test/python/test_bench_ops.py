@@ -54,3 +54,22 @@ def test_an_op_that_fails_is_reported_and_the_rest_still_run(monkeypatch, capsys
     assert lines[1].startswith("cholesky") and "FAILED: UnsupportedOperatorsError" in lines[1]
     assert lines[2].startswith("tiny_sort") and lines[2].endswith("exact")
 
+
+def test_resident_calls_copy_the_arguments_a_program_writes():
+    """IREE may write a scatter's operand in place; oxla.runtime copies it, and so do the timed calls."""
+    jax = pytest.importorskip("jax")
+    import oxla
+    import oxla.runtime as ort
+    from tools.bench import systems
+
+    table, at, rows = np.zeros((4, 8), np.float32), np.array([0, 2, 0], np.int32), np.ones((3, 8), np.float32)
+    text = jax.jit(lambda t, i, u: t.at[i].add(u)).lower(table, at, rows).as_text()
+    vmfb = oxla.compile(text, target="llvm-cpu").vmfb
+    assert systems._written_arguments(vmfb) == {0}
+    device = ort.load(vmfb).device.hal
+    run = systems._iree_resident(vmfb, device, [table, at, rows], copied=systems._written_arguments(vmfb))
+    want = np.zeros((4, 8), np.float32)
+    np.add.at(want, at, rows)
+    for _ in range(3):  # the same sums each time: every call starts from the caller's zeros
+        np.testing.assert_array_equal(np.asarray(run()), want)
+

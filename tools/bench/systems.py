@@ -274,7 +274,9 @@ class Oxla(System):
             return _allocator_peak(module.device.hal)
 
         def resident(inputs):  # oxla.runtime takes host arrays only: run its vmfb through iree.runtime
-            run = _iree_resident(vmfb, module.device.hal, inputs)  # on oxla.runtime's own device
+            # on oxla.runtime's own device, with fresh copies of the arguments a call may write, as its calls
+            # make them (IREE would write the resident ones in place)
+            run = _iree_resident(vmfb, module.device.hal, inputs, copied=_written_arguments(vmfb))
             return waits_for_workers(run, module.device.name)  # waiting as oxla.runtime's calls wait
 
         info = {k: v for k, v in meta.items() if k not in ("compile_s", "cache_hit_s")}
@@ -321,19 +323,39 @@ def _iree_main(vmfb: bytes, device):
     return context.modules[vm_module.name]["main"]
 
 
-def _iree_resident(vmfb: bytes, device, inputs, main=None):
+def _placed(device, a: np.ndarray):
+    """`a` copied into a device array."""
     import iree.runtime as rt
 
+    if a.dtype.name == "bfloat16":  # asdevicearray would call it ui16
+        return rt.DeviceArray(device, device.allocator.allocate_buffer_copy(
+            memory_type=rt.MemoryType.DEVICE_LOCAL, allowed_usage=rt.BufferUsage.DEFAULT, device=device,
+            buffer=a.view(np.uint16), element_type=rt.HalElementType.BFLOAT_16))
+    return rt.asdevicearray(device, a)
+
+
+def _iree_resident(vmfb: bytes, device, inputs, main=None, copied=frozenset()):
+    """A call of the vmfb's `main` on inputs placed on `device` once; those at the `copied` indices are
+    placed again for every call (the arguments the program writes, which oxla.runtime copies)."""
     main = main or _iree_main(vmfb, device)
-    placed = []
-    for a in inputs:
-        if a.dtype.name == "bfloat16":  # asdevicearray would call it ui16
-            placed.append(rt.DeviceArray(device, device.allocator.allocate_buffer_copy(
-                memory_type=rt.MemoryType.DEVICE_LOCAL, allowed_usage=rt.BufferUsage.DEFAULT, device=device,
-                buffer=a.view(np.uint16), element_type=rt.HalElementType.BFLOAT_16)))
-        else:
-            placed.append(rt.asdevicearray(device, a))
-    return lambda: main(*placed)
+    placed = [_placed(device, a) for a in inputs]
+    if not copied:
+        return lambda: main(*placed)
+    return lambda: main(*[_placed(device, a) if i in copied else p for i, (a, p) in enumerate(zip(inputs, placed))])
+
+
+def _written_arguments(vmfb: bytes) -> frozenset[int]:
+    """The arguments of the vmfb's `main` that a call may write (all of them where it records none)."""
+    import iree.runtime as rt
+
+    from oxla.runtime.arrays import written_arguments
+
+    instance = rt.VmInstance()  # kept alive while the module is read
+    module = rt.VmModule.copy_buffer(instance, vmfb)
+    reflection = dict(module.lookup_function("main").reflection)
+    written = written_arguments(reflection)
+    arguments = len(reflection.get("iree.abi.declaration", "").split("%input")) - 1
+    return frozenset(range(arguments)) if written is None else written
 
 
 def iree_tool(name: str) -> str:
