@@ -5,7 +5,8 @@
 
 Each op is a JAX function of fixed inputs, prepared like a zoo model by the
 `oxla` and `xla` systems (oxla's defaults; jax.jit), timed on one thread with
-its inputs resident, the two interleaved (medians of --repeat samples), and
+its inputs resident (those a program may write copied for each call, as
+oxla.runtime copies them), the two interleaved (medians of --repeat samples), and
 checked against XLA: sorts and top-k exactly, the rest within the op's
 tolerance. Prints one row per op: medians, oxla / XLA, compile seconds, and
 the check. Sorts, argsorts, top-k, argmax, transposed and 7x1 convolutions
