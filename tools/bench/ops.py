@@ -113,6 +113,8 @@ OPS = {
                  lambda: _conv, lambda: [_normal(21, 1, 17, 17, 192), _normal(22, 7, 1, 192, 192)], 1e-4),
     "conv_transpose": ("3x3 transposed convolution, stride 2, f32[1,28,28,128] to 64 features",
                        lambda: _conv_transpose, lambda: [_normal(17, 1, 28, 28, 128), _normal(18, 3, 3, 128, 64)], 1e-4),
+    "vecmat": ("f32[1,4096] x f32[4096,4096], the matrix an argument: a decoding step's projection",
+               lambda: _matmul, lambda: [_normal(23, 1, 4096), _normal(24, 4096, 4096)], 1e-4),
     "gemm_bf16_out": ("bf16 GEMM 1024^3 with a bf16 result (jnp's `a @ b`)", lambda: _matmul,
                       lambda: [_normal(11, 1024, 1024).astype(ml_dtypes.bfloat16),
                                _normal(12, 1024, 1024).astype(ml_dtypes.bfloat16)], 1e-2),
