@@ -58,8 +58,7 @@ IDENTITY = {("f32", "max"): "0xFF800000", ("f32", "min"): "0x7F800000", ("bf16",
 DTYPES = {"f32": np.float32, "bf16": ml_dtypes.bfloat16, "i8": np.int8}
 
 
-def program(shape, dim: int, element="f32", extremum="max", body="jax", positions="i32", values=False,
-            init=None, position_init="0") -> str:
+def program(shape, dim: int, element="f32", extremum="max", body="jax", positions="i32", values=False) -> str:
     """@main(x) = the arg`extremum` of x along `dim` (and the extrema, with `values`)."""
     dims = "x".join(map(str, shape))
     rest = "x".join(str(n) for d, n in enumerate(shape) if d != dim)
@@ -74,9 +73,10 @@ def program(shape, dim: int, element="f32", extremum="max", body="jax", position
     returned = f"%r#0, %r#1 : {r}, {rp}" if values else f"%r#1 : {rp}"
     return f"""func.func @main(%x: {t}) -> ({results}) {{
   %p = stablehlo.iota dim = {dim} : {p}
-  %v0 = stablehlo.constant dense<{init or IDENTITY[element, extremum]}> : tensor<{element}>
-  %p0 = stablehlo.constant dense<{position_init}> : tensor<{positions}>
-  %r:2 = stablehlo.reduce(%x init: %v0), (%p init: %p0) across dimensions = [{dim}] : ({t}, {p}, tensor<{element}>, tensor<{positions}>) -> ({r}, {rp})
+  %v0 = stablehlo.constant dense<{IDENTITY[element, extremum]}> : tensor<{element}>
+  %p0 = stablehlo.constant dense<0> : tensor<{positions}>
+  %r:2 = stablehlo.reduce(%x init: %v0), (%p init: %p0) across dimensions = [{dim}]
+    : ({t}, {p}, tensor<{element}>, tensor<{positions}>) -> ({r}, {rp})
    reducer(%a: tensor<{element}>, %b: tensor<{element}>) (%i: tensor<{positions}>, %j: tensor<{positions}>) {{{text}
     }}
   return {returned}

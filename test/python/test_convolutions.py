@@ -47,7 +47,9 @@ def reference(x, k, dilation, padding):
     dilated[:, :, ::dilation[0], ::dilation[1]] = x
     (top, bottom), (left, right) = padding
     padded = np.pad(dilated, ((0, 0), (0, 0), (max(top, 0), max(bottom, 0)), (max(left, 0), max(right, 0))))
-    padded = padded[:, :, max(-top, 0):padded.shape[2] - max(-bottom, 0), max(-left, 0):padded.shape[3] - max(-right, 0)]
+    rows = slice(max(-top, 0), padded.shape[2] - max(-bottom, 0))
+    columns = slice(max(-left, 0), padded.shape[3] - max(-right, 0))
+    padded = padded[:, :, rows, columns]
     oh, ow = padded.shape[2] - k.shape[2] + 1, padded.shape[3] - k.shape[3] + 1
     out = np.zeros((n, k.shape[0], oh, ow))
     for a, b in itertools.product(range(k.shape[2]), range(k.shape[3])):

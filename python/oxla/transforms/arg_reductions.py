@@ -29,8 +29,9 @@ import numpy as np
 
 from oxla import ir
 from oxla.dialects import stablehlo_build as build
-from oxla.dialects.elements import constant_value, dtype_of
+from oxla.dialects.elements import dtype_of
 from oxla.transforms.registry import RewritePass, register_pass
+from oxla.transforms.simplify.rule import constant_of, defining
 
 # Which side each extremum picks when the values differ: argmax the larger, argmin the smaller.
 _COMBINERS = {"max": "stablehlo.maximum", "min": "stablehlo.minimum"}
@@ -103,12 +104,8 @@ def _picks(block, value_at: int, extremum: str, tie: str, floating: bool, value_
 
 def _scalar(value) -> float | None:
     """The number a 0-d stablehlo.constant holds, else None."""
-    owner = value.owner
-    if not isinstance(owner, ir.Operation) and hasattr(owner, "operation"):
-        owner = owner.operation
-    if getattr(owner, "name", None) != "stablehlo.constant":
-        return None
-    return constant_value(owner).reshape(-1)[0].item()
+    found = constant_of(value)
+    return None if found is None else found.reshape(-1)[0].item()
 
 
 def _identity(element_type, extremum: str) -> float:
@@ -122,16 +119,15 @@ def _identity(element_type, extremum: str) -> float:
 
 def _is_positions(value, dim: int) -> bool:
     """Whether `value` holds each element's position along `dim` (an iota, or a constant of one)."""
-    owner = value.owner
-    owner = getattr(owner, "operation", owner)
-    name = getattr(owner, "name", None)
-    if name == "stablehlo.iota":
-        return ir.IntegerAttr(owner.attributes["iota_dimension"]).value == dim
-    if name == "stablehlo.constant":
-        dims = build.shape(value)
-        want = np.arange(dims[dim]).reshape([-1 if d == dim else 1 for d in range(len(dims))])
-        return bool(np.array_equal(constant_value(owner), np.broadcast_to(want, dims)))
-    return False
+    iota = defining(value, "stablehlo.iota")
+    if iota is not None:
+        return ir.IntegerAttr(iota.operation.attributes["iota_dimension"]).value == dim
+    found = constant_of(value)
+    if found is None:
+        return False
+    dims = build.shape(value)
+    want = np.arange(dims[dim]).reshape([-1 if d == dim else 1 for d in range(len(dims))])
+    return bool(np.array_equal(found, np.broadcast_to(want, dims)))
 
 
 def arg_reduction(op) -> tuple[int, str, str] | None:
@@ -177,7 +173,8 @@ def _split(op, value_at: int, extremum: str, tie: str) -> list:
                          build.compare(values, values, "NE", kind))
         hit = build.one("stablehlo.or", hit.type, hit, nans)
     limits = np.iinfo(dtype_of(build.element(positions)))
-    past, combiner = (int(limits.max), "stablehlo.minimum") if tie == "first" else (int(limits.min), "stablehlo.maximum")
+    past, combiner = ((int(limits.max), "stablehlo.minimum") if tie == "first"
+                      else (int(limits.min), "stablehlo.maximum"))
     candidates = build.one("stablehlo.select", positions.type, hit, positions, build.splat(past, positions.type))
     found = build.reduce(candidates, build.splat(past, op.operands[3 - value_at].type), [dim], combiner)
     results = [None, None]
