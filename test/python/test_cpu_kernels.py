@@ -348,6 +348,16 @@ def test_half_matmuls_sum_in_f32_and_take_f32_operands_where_the_cpu_lacks_instr
     assert len(barriers) == (4 if bf16_widened else 2)
 
 
+def test_half_results_sum_in_f32_on_other_cpus_too():
+    module = _with_targets(_dot(64, 32, 16) + _dot(64, 32, 16, result="bf16").replace("@main", "@bf16_result"),
+                           _target("+neon", "aarch64-unknown-unknown-eabi-elf"))
+    transforms.run(module, "builtin.module(oxla-llvmcpu-widen-half-contractions)")
+    found = {op.parent.attributes["sym_name"].value: ([str(v.type) for v in op.operands], str(op.results[0].type))
+             for op in ir.ops(module) if op.name == "stablehlo.dot_general"}
+    bf16 = ["tensor<64x32xbf16>", "tensor<32x16xbf16>"]
+    assert found == {"main": (bf16, "tensor<64x16xf32>"), "bf16_result": (bf16, "tensor<64x16xf32>")}
+
+
 def test_half_convolutions_sum_in_f32():
     """IREE summed a bf16 convolution with a bf16 result in bf16 (3% off XLA); f16 likewise."""
     rng = np.random.default_rng(13)

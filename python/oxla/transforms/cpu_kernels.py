@@ -770,9 +770,7 @@ class WidenHalfContractions(Pass):
         convolution 2x-3x (docs/performance.md). An optimization barrier keeps IREE from folding the
         converts back into the contraction, whose half operands it would then widen element by element
         in the inner loop (twice the f32 time)."""
-        features = target_features(module)
-        if not features:
-            return
+        features = target_features(module)  # empty for CPUs other than x86-64: f32 sums only
         for op, element in [(o, widenable(o)) for o in ir.ops(module)]:
             if element is not None and (widens(element, features) or _shape(op.results[0])[1] != "f32"):
                 wide = widens(element, features)
