@@ -672,28 +672,40 @@ def test_avx2_elementwise_math_steps_two_vectors_and_stays_exact():
     np.testing.assert_allclose(got, np.tanh(1.5 * x.astype(np.float64)) * s + np.exp(s), rtol=2e-6)
 
 
-def _vecmat(k: int, n: int, constant: bool = False) -> str:
-    """@main(x[1, k], m[k, n]) = x @ m; with `constant`, @main(x) and m a constant."""
-    args = "%x: tensor<1xKxf32>" if constant else "%x: tensor<1xKxf32>, %m: tensor<KxNxf32>"
-    body = "  %m = stablehlo.constant dense<0.5> : tensor<KxNxf32>\n" if constant else ""
-    return (f"func.func @main({args}) -> tensor<1xNxf32> {{\n{body}"
-            "  %0 = stablehlo.dot_general %x, %m, contracting_dims = [1] x [0] : (tensor<1xKxf32>, tensor<KxNxf32>)"
-            " -> tensor<1xNxf32>\n  return %0 : tensor<1xNxf32>\n}\n").replace("K", str(k)).replace("N", str(n))
+def _gemv(k: int, n: int, matvec: bool = False, constant: bool = False) -> str:
+    """@main(x[1, k], m[k, n]) = x @ m; with `matvec`, @main(m[n, k], x[k]) = m @ x; with `constant`, m is a
+    constant instead of an argument."""
+    if matvec:
+        args, signature = ["%m: tensor<NxKxf32>", "%x: tensor<Kxf32>"], "(tensor<NxKxf32>, tensor<Kxf32>)"
+        dot, result = "stablehlo.dot_general %m, %x, contracting_dims = [1] x [0]", "tensor<Nxf32>"
+    else:
+        args, signature = ["%x: tensor<1xKxf32>", "%m: tensor<KxNxf32>"], "(tensor<1xKxf32>, tensor<KxNxf32>)"
+        dot, result = "stablehlo.dot_general %x, %m, contracting_dims = [1] x [0]", "tensor<1xNxf32>"
+    matrix = "tensor<NxKxf32>" if matvec else "tensor<KxNxf32>"
+    body = f"  %m = stablehlo.constant dense<0.5> : {matrix}\n" if constant else ""
+    args = [a for a in args if not (constant and a.startswith("%m"))]
+    return (f"func.func @main({', '.join(args)}) -> {result} {{\n{body}  %0 = {dot} : {signature} -> {result}\n"
+            f"  return %0 : {result}\n}}\n").replace("K", str(k)).replace("N", str(n))
 
 
-def test_vecmats_of_a_run_time_matrix_are_column_reductions_without_data_tiling():
-    src = _vecmat(512, 256)
+@pytest.mark.parametrize("matvec", [False, True])
+def test_gemvs_of_a_run_time_matrix_are_reductions_without_data_tiling(matvec):
+    src = _gemv(512, 256, matvec)
     flow = ir.to_text(compile(src, compile_to="flow", cpu=CPU))
-    assert "set_encoding" not in flow and "linalg.vecmat" not in flow and "compilation_info" in flow
-    without = ir.to_text(compile(src, compile_to="flow", cpu=CPU, disable_passes=["oxla-llvmcpu-vecmat-reductions"]))
+    assert "set_encoding" not in flow and "linalg.vecmat" not in flow and "linalg.matvec" not in flow
+    assert "compilation_info" in flow
+    without = ir.to_text(compile(src, compile_to="flow", cpu=CPU, disable_passes=["oxla-llvmcpu-gemv-reductions"]))
     assert "set_encoding" in without  # data tiling would pack the matrix on every call
     rng = np.random.default_rng(21)
-    x, m = rng.standard_normal((1, 512)).astype(np.float32), rng.standard_normal((512, 256)).astype(np.float32)
-    got = np.asarray(runtime.load(compile(src)).main(x, m))
-    np.testing.assert_allclose(got, x.astype(np.float64) @ m.astype(np.float64), rtol=1e-5, atol=1e-4)
+    x = rng.standard_normal(512 if matvec else (1, 512)).astype(np.float32)
+    m = rng.standard_normal((256, 512) if matvec else (512, 256)).astype(np.float32)
+    got = np.asarray(runtime.load(compile(src)).main(*((m, x) if matvec else (x, m))))
+    want = m.astype(np.float64) @ x.astype(np.float64) if matvec else x.astype(np.float64) @ m.astype(np.float64)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-4)
 
 
-def test_vecmats_of_a_constant_matrix_keep_data_tiling():
-    module = compile(_vecmat(512, 256, constant=True), compile_to="global-optimization", cpu=CPU)
-    transforms.run(module, "builtin.module(oxla-llvmcpu-vecmat-reductions)")
-    assert "linalg.vecmat" in ir.to_text(module)  # packed once while compiling
+@pytest.mark.parametrize("matvec", [False, True])
+def test_gemvs_of_a_constant_matrix_keep_data_tiling(matvec):
+    module = compile(_gemv(512, 256, matvec, constant=True), compile_to="global-optimization", cpu=CPU)
+    transforms.run(module, "builtin.module(oxla-llvmcpu-gemv-reductions)")
+    assert ("linalg.matvec" if matvec else "linalg.vecmat") in ir.to_text(module)  # packed once while compiling

@@ -284,30 +284,52 @@ def _outer_config(iterators: list[str], extents: list[int], inner: int, size: in
     return _config({"distribution": strip, "vector_common_parallel": strip, "vector_reduction": reduction})
 
 
-def vecmat_operands(op) -> tuple | None:
-    """(vector, matrix, init) of a linalg.vecmat of static f32 shapes whose matrix is computed when the
+# Matrix-vector products IREE would data-tile: the maps of their operands (and result) over (n, k) as a
+# linalg.generic, and which operand is the matrix.
+_GEMV_MAPS = {
+    "linalg.vecmat": ("[affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>]",
+                      1),
+    "linalg.matvec": ("[affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0)>]",
+                      0),
+}
+# Rows of a matrix-vector product (a row reduction) per workgroup.
+GEMV_ROWS = 64
+
+
+def gemv_matrix(op):
+    """The matrix of a linalg.vecmat or linalg.matvec of static f32 shapes whose matrix is computed when the
     program runs (not a constant, which data tiling packs once while compiling), else None."""
-    if op.name != "linalg.vecmat" or len(op.operands) != 3:
+    if op.name not in _GEMV_MAPS or len(op.operands) != 3:
         return None
-    vector, matrix, init = op.operands
-    types = [ir.RankedTensorType(v.type) for v in (vector, matrix, init)]
-    if not all(t.has_static_shape and str(t.element_type) == "f32" for t in types):
+    if not all(ir.RankedTensorType(v.type).has_static_shape and str(ir.RankedTensorType(v.type).element_type) == "f32"
+               for v in op.operands):
         return None
+    matrix = op.operands[_GEMV_MAPS[op.name][1]]
     owner = getattr(matrix.owner, "name", None)
-    return None if owner in ("arith.constant", "util.global.load", "flow.tensor.constant") else (vector, matrix, init)
+    return None if owner in ("arith.constant", "util.global.load", "flow.tensor.constant") else matrix
 
 
-_VECMAT_MAPS = "[affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>]"
+def gemv_config(op, vector_bytes: int, registers: int) -> str | None:
+    """The lowering config of the generic a matrix-vector product becomes: a vecmat reduces over the
+    matrix's rows, like a column sum (_outer_config); a matvec along them, one row of ROW_STEP_VECTORS
+    vectors per step (None when its rows are no whole number of steps)."""
+    rows, columns = ir.RankedTensorType(gemv_matrix(op).type).shape
+    if op.name == "linalg.vecmat":
+        return _outer_config(["parallel", "reduction"], [columns, rows], 0, columns, 4, vector_bytes, registers)
+    width = ROW_STEP_VECTORS * vector_bytes // 4
+    if columns % width:
+        return None
+    return _config({"distribution": [GEMV_ROWS, 0], "vector_common_parallel": [1, 0], "vector_reduction": [0, width]})
 
 
-def _vecmat_reduction(op, config: str):
-    """`op` (y[n] = sum_k x[k] * m[k, n]) as a linalg.generic over (n, k) with `config`, at its place."""
-    vector, matrix, init = vecmat_operands(op)
+def _gemv_reduction(op, config: str):
+    """`op` as a linalg.generic over (n, k) multiplying and adding, with `config`, at its place."""
+    init = op.operands[2]
     f32 = ir.F32Type.get()
     with ir.InsertionPoint(op), op.location:
-        generic = ir.Operation.create("linalg.generic", results=[init.type], operands=[vector, matrix, init],
+        generic = ir.Operation.create("linalg.generic", results=[init.type], operands=list(op.operands),
                                       attributes={
-                                          "indexing_maps": ir.Attribute.parse(_VECMAT_MAPS),
+                                          "indexing_maps": ir.Attribute.parse(_GEMV_MAPS[op.name][0]),
                                           "iterator_types": ir.Attribute.parse(
                                               "[#linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]"),
                                           "operandSegmentSizes": ir.DenseI32ArrayAttr.get([2, 1]),
@@ -324,24 +346,25 @@ def _vecmat_reduction(op, config: str):
 
 
 @register_pass
-class VecmatReductions(Pass):
-    """Runs vector-matrix products of a run-time matrix as column reductions, without data tiling's pack."""
+class GemvReductions(Pass):
+    """Runs matrix-vector products of a run-time matrix as reductions, without data tiling's pack."""
 
-    name = "oxla-llvmcpu-vecmat-reductions"
+    name = "oxla-llvmcpu-gemv-reductions"
     anchor = "builtin.module"
 
     def run(self, module) -> None:
-        """Data tiling packs a vecmat's matrix on every call when it is computed at run time (an
-        argument): for f32[1,4096] x f32[4096,4096] on an AVX2 Zen 3 the pack took 20-24 ms of 30, the
-        product 7-8, XLA's whole product 7. A linalg.generic with a lowering config is left out of data
-        tiling; configured like a column sum (outer_reduction_config) it reads the matrix once."""
+        """Data tiling packs a vecmat's or matvec's matrix on every call when it is computed at run time
+        (an argument): for f32[1,4096] x f32[4096,4096] on an AVX2 Zen 3 the pack took 20-24 ms of 30,
+        the product 7-8, XLA's whole product 7. A linalg.generic with a lowering config is left out of
+        data tiling; configured as a reduction over or along the matrix's rows (gemv_config), it reads
+        the matrix once."""
         vector_bytes, registers = _vector_shape(module)
         found = []
-        ir.walk(module, lambda op: found.append(op) if vecmat_operands(op) is not None else None)
+        ir.walk(module, lambda op: found.append(op) if gemv_matrix(op) is not None else None)
         for op in found:
-            rows, columns = ir.RankedTensorType(op.operands[1].type).shape
-            _vecmat_reduction(op, _outer_config(["parallel", "reduction"], [columns, rows], 0, columns, 4,
-                                                vector_bytes, registers))
+            config = gemv_config(op, vector_bytes, registers)
+            if config is not None:
+                _gemv_reduction(op, config)
 
 
 @register_pass

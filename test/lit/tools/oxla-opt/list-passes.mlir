@@ -32,6 +32,7 @@
 // CHECK-NEXT:   --oxla-legalize-unsigned{{ +}}- Rewrites ops on unsigned integers that IREE rejects (reverse, padded reduce_window) into forms it lowers.
 // CHECK-NEXT:   --oxla-llvmcpu-conv-register-tiles{{ +}}- Steps f32 convolutions by whole vectors of output features where IREE steps parts of one (AVX2).
 // CHECK-NEXT:   --oxla-llvmcpu-elementwise-steps{{ +}}- Steps element-wise dispatches two vectors at a time on CPUs under 16 lanes (AVX2).
+// CHECK-NEXT:   --oxla-llvmcpu-gemv-reductions{{ +}}- Runs matrix-vector products of a run-time matrix as reductions, without data tiling's pack.
 // CHECK-NEXT:   --oxla-llvmcpu-matmul-kernel{{ +}}- Runs large matmuls and NHWC convolutions through oxla's own dispatch (AVX-512: 8x32 tiles; AVX2: convolutions, 4x16).
 // CHECK-NEXT:       min-multiply-adds=<int> (default 8388608) - leave smaller matmuls to IREE, whose dispatches fuse their producers and consumers
 // CHECK-NEXT:   --oxla-llvmcpu-mmt4d-register-tiles{{ +}}- Steps data-tiled f32 matmuls through 8 rows of two column tiles (10 loads per 16 FMAs, not 17).
@@ -45,7 +46,6 @@
 // CHECK-NEXT:       always=<bool> (default false) - rewrite every sort the network can take, whether or not the cost model favours it
 // CHECK-NEXT:   --oxla-llvmcpu-split-arg-reductions{{ +}}- Runs argmax and argmin reductions as the extremum, then the first position holding it.
 // CHECK-NEXT:   --oxla-llvmcpu-unfold-strip-convolutions{{ +}}- Runs NHWC convolutions with 7x1, 1x7-like kernels as a matmul over the input's taps side by side.
-// CHECK-NEXT:   --oxla-llvmcpu-vecmat-reductions{{ +}}- Runs vector-matrix products of a run-time matrix as column reductions, without data tiling's pack.
 // CHECK-NEXT:   --oxla-llvmcpu-widen-half-contractions{{ +}}- bf16 and f16 matmuls and convolutions sum in f32, over f32 operands where the x86-64 CPU lacks the type's.
 // CHECK-NEXT:   --oxla-materialize-shared-elementwise{{ +}}- Computes costly element-wise values once (optimization_barrier) when several reductions would recompute them.
 // CHECK-NEXT:       min-elements=<int> (default 16384)
