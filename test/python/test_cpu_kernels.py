@@ -411,3 +411,31 @@ def test_widened_bf16_matmuls_compute_the_same_products_and_skip_the_microkernel
     for artifact in (compile(src), compile(src, optimize=False)):  # oxla's choice for the host, and IREE's
         got = np.asarray(runtime.load(artifact).main(a, b))
         np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-4)
+
+
+def _row_times(rows: int, k: int, n: int, constant: bool = False) -> str:
+    """@main(x[rows, k], w[n, k]) = x @ w^T (the transpose folded into the dot); w a constant with `constant`."""
+    args = "%x: tensor<RxKxf32>" + ("" if constant else ", %w: tensor<NxKxf32>")
+    body = "  %w = stablehlo.constant dense<0.5> : tensor<NxKxf32>\n" if constant else ""
+    return (f"func.func @main({args}) -> tensor<RxNxf32> {{\n{body}"
+            "  %0 = stablehlo.dot_general %x, %w, contracting_dims = [1] x [1] : (tensor<RxKxf32>, tensor<NxKxf32>)"
+            " -> tensor<RxNxf32>\n  return %0 : tensor<RxNxf32>\n}\n").replace("R", str(rows)).replace(
+                "K", str(k)).replace("N", str(n))
+
+
+def test_one_row_times_a_transposed_run_time_matrix_is_the_matrix_times_the_row():
+    module = ir.parse(_row_times(1, 96, 40))
+    transforms.run(module, "builtin.module(oxla-llvmcpu-row-major-gemvs)")
+    assert not ir.verify(module)
+    (dot,) = [op for op in ir.ops(module) if op.name == "stablehlo.dot_general"]
+    assert [str(v.type) for v in dot.operands] == ["tensor<40x96xf32>", "tensor<96xf32>"]
+    for text in (_row_times(2, 96, 40), _row_times(1, 96, 40, constant=True)):  # two rows; a constant matrix
+        module = ir.parse(text)
+        transforms.run(module, "builtin.module(oxla-llvmcpu-row-major-gemvs)")
+        assert "contracting_dims = [1] x [1]" in ir.to_text(module)
+    flow = ir.to_text(compile(_row_times(1, 512, 256), compile_to="flow"))
+    assert "set_encoding" not in flow  # without the rewrite IREE transposes W and data-tiles the product
+    rng = np.random.default_rng(14)
+    x, w = rng.standard_normal((1, 512)).astype(np.float32), rng.standard_normal((256, 512)).astype(np.float32)
+    got = np.asarray(runtime.load(compile(_row_times(1, 512, 256))).main(x, w))
+    np.testing.assert_allclose(got, x.astype(np.float64) @ w.astype(np.float64).T, rtol=1e-5, atol=1e-4)

@@ -161,6 +161,9 @@ LLVM_CPU_CODEGEN_PASSES = (
     # IREE's bf16 microkernel has no other path there (the bf16 GEMM on an AVX2 Zen 3: 3.4 s -> 37 ms,
     # XLA 51 ms; with a bf16 result 3.6 s -> 38-44 ms); see oxla/transforms/cpu_kernels.py.
     ("before:input", "builtin.module(oxla-llvmcpu-widen-half-contractions)"),
+    # x @ W^T for one row x and a run-time W [N, K] (PyTorch's Linear layout) runs as W @ x, which IREE
+    # does not transpose W for on every call; see oxla/transforms/cpu_kernels.py.
+    ("before:input", "builtin.module(oxla-llvmcpu-row-major-gemvs)"),
     ("before:input", "builtin.module(oxla-llvmcpu-matmul-kernel)"),
     # NHWC convolutions with 7x1-, 1x7-like kernels the kernel pass left run as one matmul over the input's
     # taps side by side (non-constant kernels on an AVX2 Zen 3: 17x17x192 7x1 65 ms -> 3.0 ms, XLA 2.5-2.7

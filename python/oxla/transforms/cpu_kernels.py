@@ -83,7 +83,7 @@ from oxla.dialects.elements import constant_value
 from oxla.dialects.stablehlo import ConvolutionOp, DotGeneralOp
 from oxla.dialects.stablehlo.attributes import dense_elements
 from oxla.transforms.cpu_tiles import target_text
-from oxla.transforms.registry import Pass, register_pass
+from oxla.transforms.registry import Pass, RewritePass, register_pass
 from oxla.transforms.simplify.rule import defining
 
 # Workgroup tiles, largest first: a workgroup walks its panels of the packed right operand (two vectors
@@ -727,6 +727,48 @@ class MatmulKernel(Pass):
                 rhs.erase()
         if texts:
             ir.append_definitions(module, "\n".join(texts))
+
+
+def row_major_gemv(op) -> bool:
+    """Whether `op` is x @ W^T for one row x [1, K] (or [K]) and an f32 W [N, K] computed at run time: a
+    dot or dot_general without batch dimensions contracting x's last dimension with W's last one."""
+    numbers = _contracting(op)
+    shapes = [_shape(v) for v in (*list(op.operands)[:2], op.results[0])]
+    if numbers is None or None in shapes or numbers[0] or numbers[1]:
+        return False
+    (x, x_type), (w, w_type), _ = shapes
+    return (len(w) == 2 and numbers[3] == [1] and w_type == x_type == "f32" and len(x) in (1, 2)
+            and x[:-1] in ([], [1]) and numbers[2] == [len(x) - 1] and not defining(op.operands[1], "stablehlo.constant"))
+
+
+def _matvec(op):
+    """x @ W^T as W @ x: IREE runs it as a linalg.matvec, not by transposing W on every call."""
+    x, w = list(op.operands)[:2]
+    vector = build.reshape(x, build.shape(x)[-1:])
+    rows = build.one("stablehlo.dot_general", build.tensor(build.shape(w)[:1], build.element(op.results[0])), w,
+                     vector, dot_dimension_numbers="#stablehlo.dot<lhs_contracting_dimensions = [1], "
+                                                   "rhs_contracting_dimensions = [0]>")
+    return build.reshape(rows, build.shape(op.results[0]))
+
+
+@register_pass
+class RowMajorGemvs(RewritePass):
+    """Computes x @ W^T for one row x and a run-time W [N, K] as W @ x, which IREE does not transpose W for."""
+
+    name = "oxla-llvmcpu-row-major-gemvs"
+    anchor = "builtin.module"
+    roots = ("stablehlo.dot", "stablehlo.dot_general")
+
+    def matches(self, op) -> bool:
+        return row_major_gemv(op)
+
+    def rewrite(self, op) -> None:
+        """IREE's global optimization turns x [1, K] times W [N, K] over K into a transpose of W (a copy of
+        the whole matrix on every call) and a vecmat; W @ x becomes a matvec, which
+        oxla-llvmcpu-gemv-reductions then runs along W's rows. PyTorch's Linear layers store W so: a
+        decoding step's projections are such products (f32[1,4096] x f32[4096,4096]^T on an AVX2 Zen 3:
+        27-53 ms -> 11 ms, XLA 110-127 ms)."""
+        build.replace(op, _matvec)
 
 
 # Half-precision operand types IREE's CPU code multiplies slowly, each with the x86-64 feature whose
