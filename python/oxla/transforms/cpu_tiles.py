@@ -284,6 +284,12 @@ def _outer_config(iterators: list[str], extents: list[int], inner: int, size: in
     return _config({"distribution": strip, "vector_common_parallel": strip, "vector_reduction": reduction})
 
 
+def _compilation_info(config: str):
+    """The compilation_info attribute of a lowering config under IREE's DoubleTilingExpert pipeline."""
+    return ir.Attribute.parse(f"#iree_codegen.compilation_info<lowering_config = {config}, "
+                              f"translation_info = {_PIPELINE}>", context=ir.context())
+
+
 # Matrix-vector products IREE would data-tile: the maps of their operands (and result) over (n, k) as a
 # linalg.generic, and which operand is the matrix.
 _GEMV_MAPS = {
@@ -333,9 +339,7 @@ def _gemv_reduction(op, config: str):
                                           "iterator_types": ir.Attribute.parse(
                                               "[#linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]"),
                                           "operandSegmentSizes": ir.DenseI32ArrayAttr.get([2, 1]),
-                                          "compilation_info": ir.Attribute.parse(
-                                              f"#iree_codegen.compilation_info<lowering_config = {config}, "
-                                              f"translation_info = {_PIPELINE}>")}, regions=1)
+                                          "compilation_info": _compilation_info(config)}, regions=1)
         block = generic.regions[0].blocks.append(f32, f32, f32)
     with ir.InsertionPoint(block), op.location:
         product = ir.Operation.create("arith.mulf", results=[f32], operands=[block.arguments[0], block.arguments[1]])
@@ -382,9 +386,7 @@ class OuterReductionTiles(Pass):
         for op in found:
             config = outer_reduction_config(op, vector_bytes, registers)
             if config is not None:
-                op.attributes["compilation_info"] = ir.Attribute.parse(
-                    f"#iree_codegen.compilation_info<lowering_config = {config}, translation_info = {_PIPELINE}>",
-                    context=ir.context())
+                op.attributes["compilation_info"] = _compilation_info(config)
 
 
 _LEVEL = r"(\w+) = \[([-\d, ]*)\]"
