@@ -66,6 +66,10 @@ or bf16 takes them converted to f32 (exact), so that it runs as an f32
 one (the f32 kernel on AVX-512, IREE's f32 code on AVX2) instead of IREE's
 bf16 code, which has no fast path there; f16 operands the same on every
 x86-64 CPU. Half results are f32 sums rounded once, as XLA's are.
+
+oxla-llvmcpu-row-major-gemvs: x @ W^T for one row x and a W computed at run
+time (PyTorch's Linear layout) becomes W @ x, a matvec, where IREE would
+transpose W on every call.
 """
 
 from __future__ import annotations
