@@ -72,4 +72,3 @@ def test_resident_calls_copy_the_arguments_a_program_writes():
     np.add.at(want, at, rows)
     for _ in range(3):  # the same sums each time: every call starts from the caller's zeros
         np.testing.assert_array_equal(np.asarray(run()), want)
-

@@ -161,4 +161,3 @@ def test_other_convolutions_are_not_unfolded(change):
     module = ir.parse(text)
     transforms.run(module, UNFOLD)
     assert "stablehlo.convolution" in ir.to_text(module)
-

@@ -172,4 +172,3 @@ def reduce(value, init, dimensions: list[int], combiner: str):
     with ir.InsertionPoint(block):
         ir.Operation.create("stablehlo.return", operands=[one(combiner, scalar, *block.arguments)])
     return op.results[0]
-

@@ -221,4 +221,3 @@ class UnfoldStripConvolutions(RewritePass):
     def rewrite(self, op) -> None:
         """Replaces the convolution by the matmul (module docstring)."""
         build.replace(op, _unfolded)
-
