@@ -208,49 +208,46 @@ def _loop_extents(op) -> list[int]:
     return extents
 
 
-# How many element-wise ops _chained_reduction follows from a reduction before it gives up.
+# How many element-wise ops chained_reductions follows from a reduction before it gives up.
 _CHAIN_OPS = 16
 
 
-def _chained_reduction(op) -> bool:
-    """Whether another reduction reads the op's result, or the op reads one's, directly or through
-    element-wise ops. IREE fuses such reductions into one dispatch, whose loops then follow one of them:
-    an argmax over columns split into a column max and the first row holding it
-    (oxla/transforms/arg_reductions.py) took 36-44 ms with tiles for those, 7.5 ms without (f32[4096,1024]
-    on an AVX2 Zen 3)."""
-    def reduces(other) -> bool:
-        return other.name == "linalg.generic" and "reduction" in _iterators(other)
-
-    def elementwise(other) -> bool:
-        return other.name == "linalg.generic" and not reduces(other)
-
-    op = getattr(op, "operation", op)
-    seen, frontier = set(), [("down", op), ("up", op)]
-    while frontier:
-        way, at = frontier.pop()
-        if way == "down":
-            nexts = [use.owner for result in at.results for use in result.uses]
-        else:
-            nexts = [v.owner for v in at.operands if not isinstance(v.owner, ir.Block)]
-        for other in nexts:
-            other = getattr(other, "operation", other)
-            if other == op or other in seen:
-                continue
-            if reduces(other):
-                return True
-            if elementwise(other) and len(seen) < _CHAIN_OPS:
+def chained_reductions(generics: list) -> set[int]:
+    """The indices of the reductions among `generics` (linalg.generic ops) that read another one's result,
+    or whose result another reads, directly or through element-wise ones. IREE fuses such reductions into
+    one dispatch, whose loops then follow one of them: an argmax over columns split into a column max and
+    the first row holding it (oxla/transforms/arg_reductions.py) took 36-44 ms with tiles for those, 7.5 ms
+    without (f32[4096,1024] on an AVX2 Zen 3). Read through operands and results only: asking a value for
+    its users or owner would import the bindings' linalg module for the OpViews (0.12 s)."""
+    producer = {result: i for i, op in enumerate(generics) for result in op.results}
+    neighbours: list[set[int]] = [set() for _ in generics]
+    for i, op in enumerate(generics):
+        for value in op.operands:
+            j = producer.get(value)
+            if j is not None and j != i:
+                neighbours[i].add(j)
+                neighbours[j].add(i)
+    reduces = ["reduction" in _iterators(op) for op in generics]
+    chained = set()
+    for start in (i for i, r in enumerate(reduces) if r):
+        seen, frontier = {start}, [start]
+        while frontier and start not in chained and len(seen) <= _CHAIN_OPS:
+            for other in neighbours[frontier.pop()] - seen:
+                if reduces[other]:
+                    chained.add(start)
+                    break
                 seen.add(other)
-                frontier.append((way, other))
-    return False
+                frontier.append(other)
+    return chained
 
 
-def outer_reduction_config(op, vector_bytes: int, registers: int) -> str | None:
+def outer_reduction_config(op, vector_bytes: int, registers: int, chained: bool = False) -> str | None:
     """The lowering config for a linalg.generic that reduces over outer dimensions only, else None.
 
     With AVX-512 (32 registers) a workgroup's strip is the register file and walks every row; with
     fewer lanes (AVX2) one outer reduction dimension is added in chunks of rows
-    (chunked_outer_reduction_config) where the loops divide into them. Reductions chained to others
-    (_chained_reduction) keep IREE's tiles."""
+    (chunked_outer_reduction_config) where the loops divide into them. A reduction `chained` to others
+    (chained_reductions) keeps IREE's tiles."""
     if op.name != "linalg.generic" or "compilation_info" in op.attributes or "lowering_config" in op.attributes:
         return None
     iterators = _iterators(op)
@@ -264,7 +261,7 @@ def outer_reduction_config(op, vector_bytes: int, registers: int) -> str | None:
     result_type = ir.RankedTensorType(op.results[0].type)
     element = _ELEMENT_BYTES.get(str(result_type.element_type))
     if inner is None or iterators[inner] != "parallel" or element is None or not input_type.has_static_shape \
-            or _chained_reduction(op):
+            or chained:
         return None
     return _outer_config(iterators, _loop_extents(op), inner, input_type.shape[-1], element, vector_bytes, registers)
 
@@ -302,24 +299,27 @@ _GEMV_MAPS = {
 GEMV_ROWS = 64
 
 
-def gemv_matrix(op):
+# Ops whose results data tiling packs once while compiling.
+_CONSTANT_OPS = ("arith.constant", "util.global.load", "flow.tensor.constant")
+
+
+def gemv_matrix(op, constants: set):
     """The matrix of a linalg.vecmat or linalg.matvec of static f32 shapes whose matrix is computed when the
-    program runs (not a constant, which data tiling packs once while compiling), else None."""
+    program runs (not one of the `constants`, the results of _CONSTANT_OPS), else None."""
     if op.name not in _GEMV_MAPS or len(op.operands) != 3:
         return None
     if not all(ir.RankedTensorType(v.type).has_static_shape and str(ir.RankedTensorType(v.type).element_type) == "f32"
                for v in op.operands):
         return None
     matrix = op.operands[_GEMV_MAPS[op.name][1]]
-    owner = getattr(matrix.owner, "name", None)
-    return None if owner in ("arith.constant", "util.global.load", "flow.tensor.constant") else matrix
+    return None if matrix in constants else matrix
 
 
 def gemv_config(op, vector_bytes: int, registers: int) -> str | None:
     """The lowering config of the generic a matrix-vector product becomes: a vecmat reduces over the
     matrix's rows, like a column sum (_outer_config); a matvec along them, one row of ROW_STEP_VECTORS
     vectors per step (None when its rows are no whole number of steps)."""
-    rows, columns = ir.RankedTensorType(gemv_matrix(op).type).shape
+    rows, columns = ir.RankedTensorType(op.operands[_GEMV_MAPS[op.name][1]].type).shape
     if op.name == "linalg.vecmat":
         return _outer_config(["parallel", "reduction"], [columns, rows], 0, columns, 4, vector_bytes, registers)
     width = ROW_STEP_VECTORS * vector_bytes // 4
@@ -363,9 +363,10 @@ class GemvReductions(Pass):
         data tiling; configured as a reduction over or along the matrix's rows (gemv_config), it reads
         the matrix once."""
         vector_bytes, registers = _vector_shape(module)
-        found = []
-        ir.walk(module, lambda op: found.append(op) if gemv_matrix(op) is not None else None)
-        for op in found:
+        ops = []
+        ir.walk(module, ops.append)
+        constants = {result for op in ops if op.name in _CONSTANT_OPS for result in op.results}
+        for op in [op for op in ops if gemv_matrix(op, constants) is not None]:
             config = gemv_config(op, vector_bytes, registers)
             if config is not None:
                 _gemv_reduction(op, config)
@@ -383,8 +384,9 @@ class OuterReductionTiles(Pass):
         vector_bytes, registers = _vector_shape(module)
         found = []
         ir.walk(module, lambda op: found.append(op) if op.name == "linalg.generic" else None)
-        for op in found:
-            config = outer_reduction_config(op, vector_bytes, registers)
+        chained = chained_reductions(found)
+        for i, op in enumerate(found):
+            config = outer_reduction_config(op, vector_bytes, registers, i in chained)
             if config is not None:
                 op.attributes["compilation_info"] = _compilation_info(config)
 
