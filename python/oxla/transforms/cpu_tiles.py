@@ -220,24 +220,23 @@ def chained_reductions(generics: list) -> set[int]:
     without (f32[4096,1024] on an AVX2 Zen 3). Read through operands and results only: asking a value for
     its users or owner would import the bindings' linalg module for the OpViews (0.12 s)."""
     producer = {result: i for i, op in enumerate(generics) for result in op.results}
-    neighbours: list[set[int]] = [set() for _ in generics]
-    for i, op in enumerate(generics):
-        for value in op.operands:
-            j = producer.get(value)
-            if j is not None and j != i:
-                neighbours[i].add(j)
-                neighbours[j].add(i)
+    inputs = [{producer[v] for v in op.operands if v in producer} - {i} for i, op in enumerate(generics)]
+    users: list[set[int]] = [set() for _ in generics]
+    for i, sources in enumerate(inputs):
+        for j in sources:
+            users[j].add(i)
     reduces = ["reduction" in _iterators(op) for op in generics]
     chained = set()
     for start in (i for i, r in enumerate(reduces) if r):
-        seen, frontier = {start}, [start]
-        while frontier and start not in chained and len(seen) <= _CHAIN_OPS:
-            for other in neighbours[frontier.pop()] - seen:
-                if reduces[other]:
-                    chained.add(start)
-                    break
-                seen.add(other)
-                frontier.append(other)
+        for links in (inputs, users):  # up through what it reads, down through what reads it
+            seen, frontier = {start}, [start]
+            while frontier and start not in chained and len(seen) <= _CHAIN_OPS:
+                for other in links[frontier.pop()] - seen:
+                    if reduces[other]:
+                        chained.add(start)
+                        break
+                    seen.add(other)
+                    frontier.append(other)
     return chained
 
 
