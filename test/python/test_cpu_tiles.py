@@ -3,6 +3,7 @@ chunks of rows) and stay exact.
 oxla-llvmcpu-pack-vector-tiles: dispatches that data-tile keep their vector steps within native vectors.
 oxla-llvmcpu-pack-panels: stand-alone operand packs give each workgroup whole rows of their source.
 oxla-llvmcpu-mmt4d-register-tiles: f32 matmul dispatches step 8 rows of two column tiles.
+oxla-llvmcpu-mmt4d-row-blocks: matmul workgroups over a large right operand take every row tile they can.
 oxla-llvmcpu-conv-register-tiles: f32 convolutions step whole vectors of features.
 oxla-llvmcpu-row-reduction-steps: reductions over long rows step one row at a time on AVX2.
 oxla-llvmcpu-elementwise-steps: element-wise dispatches doing math step two vectors at a time on AVX2."""
@@ -19,7 +20,8 @@ from oxla.transforms.cpu_tiles import (
     CHUNK_ROWS, _iterators, _vector_shape, bounded_pack_config, capped_inner_config,
     chunked_outer_reduction_config, column_tile_rows, conv_register_config, elementwise_step_config,
     outer_reduction_config,
-    pack_vector_config, panel_config, register_tile_config, row_of_tiles_config, row_reduction_config,
+    pack_vector_config, panel_config, register_tile_config, row_block_config, row_of_tiles_config,
+    row_reduction_config,
 )
 
 _MLIR = {np.float32: "f32", np.float64: "f64", np.int32: "i32"}
@@ -507,6 +509,73 @@ def test_register_tiles_leave_microkernels_and_small_matmuls_alone():
     assert _mmt4d_steps(with_ukernels) == ["vector_common_parallel = [1, 1, 0, 16, 16, 0]"]
     small = compile(_gemm(256, 128, 64), compile_to="executable-configurations", cpu=CPU)  # 2^21 multiply-adds
     assert _mmt4d_steps(small) == ["vector_common_parallel = [1, 1, 0, 16, 16, 0]"]
+
+
+_STEPPED = "vector_common_parallel = [1, 2, 0, 4, 8, 0], vector_reduction = [0, 0, 1, 0, 0, 1]"
+
+
+@pytest.mark.parametrize("distribution, rows, columns, tile_vectors, most, expected", [
+    ([1, 2], 8, 512, 8, 128, [8, 2]),  # AVX2 8x8 tiles: 16 tiles are 128 vectors
+    ([1, 2], 32, 512, 8, 128, [8, 2]),  # the most that fit, dividing the rows
+    ([1, 2], 12, 512, 8, 128, [6, 2]),  # 8 does not divide 12
+    ([1, 2], 4, 256, 16, 128, [4, 2]),  # AVX-512 16x16 tiles: 8 tiles
+    ([1, 2], 8, 512, 8, 32, [2, 2]),  # element-wise consumers: a smaller block
+    ([1, 2], 32, 4, 8, 128, [4, 2]),  # keeps 16 workgroups: 8 x 2
+])
+def test_row_blocks_take_every_row_tile_the_block_allows(distribution, rows, columns, tile_vectors, most, expected):
+    config = _lc(f"distribution = {distribution + [0] * 4}, {_STEPPED}")
+    assert row_block_config(config, rows, columns, tile_vectors, most) == _lc(
+        f"distribution = {expected + [0] * 4}, {_STEPPED}")
+
+
+@pytest.mark.parametrize("distribution, rows, columns, tile_vectors, most", [
+    ([8, 2], 8, 512, 8, 128),  # already every row tile
+    ([2, 4], 128, 128, 8, 32),  # no more fit the block
+    ([1, 2], 17, 512, 8, 128),  # only 17 divides 17, and 17 x 2 tiles do not fit
+    ([1, 3], 8, 512, 8, 128),  # the column tiles do not divide
+    ([1, 2], 8, 4, 8, 128),  # too few workgroups left
+    ([0, 2], 8, 512, 8, 128),  # no row level
+])
+def test_row_blocks_leave_other_configs_alone(distribution, rows, columns, tile_vectors, most):
+    config = _lc(f"distribution = {distribution + [0] * 4}, {_STEPPED}")
+    assert row_block_config(config, rows, columns, tile_vectors, most) is None
+
+
+def _distributions(module) -> list[str]:
+    found = []
+    ir.walk(module, lambda op: found.append(re.search(r"distribution = \[[^\]]*\]",
+                                                      str(op.attributes["lowering_config"])).group(0))
+            if op.name == "linalg.mmt4d" and "lowering_config" in op.attributes else None)
+    return found
+
+
+@pytest.mark.parametrize("cpu, blocks", [("znver3", "[8, 2, 0, 0, 0, 0]"), ("znver5", "[4, 2, 0, 0, 0, 0]")])
+def test_a_large_right_operand_gets_workgroups_of_every_row_tile(cpu, blocks):
+    src = _gemm(64, 2048, 1024)  # an 8 MiB right operand: 8 (AVX2) or 4 (AVX-512) row tiles
+    without = compile(src, compile_to="executable-configurations", cpu=cpu, disable_passes=["oxla-llvmcpu-mmt4d-row-blocks"])
+    assert _distributions(without) == ["distribution = [1, 2, 0, 0, 0, 0]"]
+    transforms.run(without, "builtin.module(oxla-llvmcpu-mmt4d-row-blocks)")
+    default = compile(src, compile_to="executable-configurations", cpu=cpu)  # the pass is in the default pipeline
+    for module in (without, default):
+        assert _distributions(module) == [f"distribution = {blocks}"]
+
+
+def test_small_right_operands_keep_iree_workgroups():
+    src = _gemm(256, 1024, 1024)  # a 4 MiB right operand, whose workgroups of 2x4 tiles could take 4x4
+    default = compile(src, compile_to="executable-configurations", cpu="znver3")
+    assert _distributions(default) == ["distribution = [2, 4, 0, 0, 0, 0]"]
+    assert row_block_config(_lc(f"distribution = [2, 4, 0, 0, 0, 0], {_STEPPED}"), 32, 128, 8) is not None
+
+
+def test_row_blocks_stay_exact():
+    src = _exp_of_gemm(64, 2048, 1024).replace("stablehlo.exponential", "stablehlo.tanh")
+    rng = np.random.default_rng(11)
+    a = (0.03 * rng.standard_normal((64, 2048))).astype(np.float32)
+    b = (0.03 * rng.standard_normal((2048, 1024))).astype(np.float32)
+    blocked, plain = (np.asarray(runtime.load(compile(src, disable_passes=off)).main(a, b))
+                      for off in ([], ["oxla-llvmcpu-mmt4d-row-blocks"]))
+    np.testing.assert_allclose(blocked, np.tanh(a.astype(np.float64) @ b.astype(np.float64)), rtol=1e-4, atol=1e-5)
+    np.testing.assert_array_equal(blocked, plain)  # the same sums in the same order
 
 
 _CONV_STEPS = "distribution = [0, 4, 56, 64, 0, 0, 0], vector_common_parallel = [1, 1, {}, 0, 0, 0], " \

@@ -119,6 +119,8 @@ OPS = {
                        lambda: _conv_transpose, lambda: [_normal(17, 1, 28, 28, 128), _normal(18, 3, 3, 128, 64)], 1e-4),
     "vecmat": ("f32[1,4096] x f32[4096,4096], the matrix an argument: a decoding step's projection",
                lambda: _matmul, lambda: [_normal(23, 1, 4096), _normal(24, 4096, 4096)], 1e-4),
+    "gemm_64_rows": ("f32[64,4096] x f32[4096,4096], the matrix an argument: a batch of 64 through a layer",
+                     lambda: _matmul, lambda: [_normal(27, 64, 4096), _normal(28, 4096, 4096)], 1e-4),
     "vecmat_wt": ("f32[1,4096] x f32[4096,4096]^T, the matrix an argument: PyTorch's Linear layout",
                   lambda: _times_transposed, lambda: [_normal(25, 1, 4096), _normal(26, 4096, 4096)], 1e-4),
     "gemm_bf16_out": ("bf16 GEMM 1024^3 with a bf16 result (jnp's `a @ b`)", lambda: _matmul,

@@ -216,6 +216,11 @@ LLVM_CPU_CODEGEN_PASSES = (
     # XLA 8.1-8.3 and 4.3-4.4 ms; BERT 0.94x-0.95x, the transformer block 0.95x-0.99x); see
     # oxla/transforms/cpu_tiles.py.
     ("after:executable-configurations", "builtin.module(oxla-llvmcpu-mmt4d-register-tiles)"),
+    # Workgroups of data-tiled f32 matmuls take as many row tiles as their result block allows, so the
+    # right operand streams through the caches fewer times (on an AVX2 Zen 3, its workgroups' 1-2 rows
+    # read a 64 MB argument 8-32 times: 64x4096x4096 93 -> 52 ms, 256x4096x4096 296 -> 149 ms, XLA 51
+    # and 154 ms); see oxla/transforms/cpu_tiles.py.
+    ("after:executable-configurations", "builtin.module(oxla-llvmcpu-mmt4d-row-blocks)"),
     # f32 convolutions IREE steps by part of a vector of features (AVX2: 4 pixels x 4 features) step 4
     # pixels of two vectors instead (the ResNet block's 3x3 convolutions on an AVX2 Zen 3: 10-11 ms ->
     # 2.9-3.2 ms, XLA 3.4 ms); see oxla/transforms/cpu_tiles.py.

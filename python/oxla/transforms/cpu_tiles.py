@@ -1,5 +1,5 @@
 """CPU tile sizes IREE 3.13 gets wrong: oxla-llvmcpu-outer-reduction-tiles, oxla-llvmcpu-pack-vector-tiles,
-oxla-llvmcpu-pack-panels and oxla-llvmcpu-mmt4d-register-tiles.
+oxla-llvmcpu-pack-panels, oxla-llvmcpu-mmt4d-register-tiles and oxla-llvmcpu-mmt4d-row-blocks.
 
 oxla-llvmcpu-outer-reduction-tiles:
 
@@ -77,6 +77,21 @@ gets twice as many when that fits); a 64-tile block is past what IREE
 accepts. With element-wise consumers the cap is MAX_FUSED_TILES: LLVM
 takes long over their larger blocks (the MLP compiled in 1.2-1.4 s
 instead of 0.55-0.6 s at 8 tiles). Run after `executable-configurations`.
+
+oxla-llvmcpu-mmt4d-row-blocks: IREE gives a data-tiled matmul's workgroups
+one or two row tiles of the result and a few column tiles, and runs them
+row after row, so every row of tiles reads the whole packed right operand.
+Where that operand outgrows the cache (a layer's weights passed as an
+argument, f32[4096,4096]: 64 MiB), it streams from memory once per row of
+tiles: 64x4096x4096 on AVX2 (8-row tiles, workgroups of 1x2 tiles) read it
+8 times and took 93 ms, against XLA's 51. Workgroups of all 8 row tiles
+read it once, each keeping its two column panels in cache while the rows
+go by: 52 ms; 256x4096x4096 296 -> 149 ms (XLA 154). The pass gives such
+matmuls (the register-tile pass's dispatches, right operand of
+MIN_ROW_BLOCK_RIGHT_BYTES or more) the most row tiles that keep the
+workgroup's result block within MAX_BLOCK_VECTORS native vectors
+(MAX_FUSED_BLOCK_VECTORS with element-wise consumers) and
+MIN_ROW_BLOCK_WORKGROUPS workgroups. Run after the register-tile pass.
 
 oxla-llvmcpu-conv-register-tiles: IREE steps an f32 NHWC convolution on
 AVX-512 by 8 output pixels of 16 features (one vector) per step, but on AVX2
@@ -703,6 +718,62 @@ class Mmt4dRegisterTiles(Pass):
             columns = ir.RankedTensorType(mmt4d.operands[1].type).shape[0]
             most = MAX_FUSED_TILES if any(op.name == "linalg.generic" for op in configured) else MAX_WORKGROUP_TILES
             _set(mmt4d, register_tile_config(str(mmt4d.attributes["lowering_config"]), _lanes(func), columns, most))
+
+
+# Most native vectors a workgroup's result block may span when the pass gives it more row tiles: eight
+# 16x16 tiles on AVX-512 (MAX_WORKGROUP_TILES), sixteen 8x8 on AVX2; twice that compiled 0.5 s longer for
+# no faster run (256x4096x4096 on AVX2). With element-wise consumers the cap is MAX_FUSED_TILES' 16x16.
+MAX_BLOCK_VECTORS = 128
+MAX_FUSED_BLOCK_VECTORS = 32
+# Fewest workgroups the pass leaves a matmul, so that two threads still share it evenly.
+MIN_ROW_BLOCK_WORKGROUPS = 16
+# Smallest packed right operand the pass gives more row tiles: one that outgrows a core's share of the
+# last-level cache (256x2048x2048, 16 MiB, on AVX2: 71-85 -> 49-52 ms). Below, the operand streams from
+# cache, and the 4 MiB GEMMs' times were within the host's run-to-run spread of IREE's.
+MIN_ROW_BLOCK_RIGHT_BYTES = 8 << 20
+
+
+def row_block_config(config: str, row_tiles: int, column_tiles: int, tile_vectors: int,
+                     max_vectors: int = MAX_BLOCK_VECTORS) -> str | None:
+    """`config` (an mmt4d's lowering config over `row_tiles` x `column_tiles` tiles of `tile_vectors`
+    native vectors each) with the most row tiles per workgroup that divide `row_tiles`, keep the block
+    within `max_vectors` and leave MIN_ROW_BLOCK_WORKGROUPS; None when that is no more than IREE's."""
+    levels = _levels(config)
+    distribution = levels.get("distribution") if levels else None
+    if not distribution or len(distribution) != 6 or 0 in distribution[:2] or column_tiles % distribution[1]:
+        return None
+    rows, columns = distribution[0], distribution[1]
+    fitting = [d for d in range(rows + 1, row_tiles + 1)
+               if row_tiles % d == 0 and d * columns * tile_vectors <= max_vectors
+               and (row_tiles // d) * (column_tiles // columns) >= MIN_ROW_BLOCK_WORKGROUPS]
+    if not fitting:
+        return None
+    distribution[0] = max(fitting)
+    return _config(levels)
+
+
+@register_pass
+class Mmt4dRowBlocks(Pass):
+    """Gives f32 matmul workgroups over a large right operand more row tiles, so it streams from memory fewer times."""
+
+    name = "oxla-llvmcpu-mmt4d-row-blocks"
+    anchor = "builtin.module"
+
+    def run(self, module) -> None:
+        """Rewrites the workgroup level of each matmul dispatch's mmt4d (as the register-tile pass finds them)."""
+        for func, configured in _configured_ops_by_function(module):
+            mmt4ds = [op for op in configured if op.name == "linalg.mmt4d"]
+            if len(mmt4ds) != 1 or not all(_steps_with_mmt4d(op) for op in configured):
+                continue
+            mmt4d = mmt4ds[0]
+            if 'ukernels = "none"' not in _variant_target(func) or not _large_f32_mmt4d(mmt4d):
+                continue
+            lhs, rhs = (ir.RankedTensorType(v.type).shape for v in mmt4d.operands[:2])
+            if 4 * math.prod(rhs) < MIN_ROW_BLOCK_RIGHT_BYTES:
+                continue
+            most = MAX_FUSED_BLOCK_VECTORS if any(op.name == "linalg.generic" for op in configured) else MAX_BLOCK_VECTORS
+            config = str(mmt4d.attributes["lowering_config"])
+            _set(mmt4d, row_block_config(config, lhs[0], rhs[0], lhs[2] * rhs[2] // _lanes(func), most))
 
 
 # Ops a matmul dispatch may hold besides its mmt4d for the pass to change the mmt4d's steps: IREE
