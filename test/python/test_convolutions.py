@@ -161,3 +161,72 @@ def test_other_convolutions_are_not_unfolded(change):
     module = ir.parse(text)
     transforms.run(module, UNFOLD)
     assert "stablehlo.convolution" in ir.to_text(module)
+
+
+SPLIT = "builtin.module(oxla-llvmcpu-split-grouped-convolutions)"
+
+
+def grouped_convolution(x_shape, k_shape, groups, layout="nhwc", element="f32", strides=(1, 1)) -> str:
+    """@main(x, k): a 3x3-padded convolution of NCHW-ordered `x_shape` [n, c, h, w] and `k_shape`
+    [o, c / groups, kh, kw] with `groups` feature groups, in `layout`."""
+    padding = ((1, 1), (1, 1))
+    text, out = convolution(x_shape, k_shape, (1, 1), padding, layout, element)
+    _, _, _, y_order = LAYOUTS[layout]
+    sizes = [(n + 2 - k) // s + 1 for n, k, s in zip(x_shape[2:], k_shape[2:], strides)]
+    before = "x".join(map(str, _canonical_shape(out, y_order)))
+    after = "x".join(map(str, _canonical_shape(out[:2] + sizes, y_order)))
+    return text.replace(f"tensor<{before}x", f"tensor<{after}x").replace("stride = [1, 1]", f"stride = {list(strides)}").replace(
+        "feature_group_count = 1", f"feature_group_count = {groups}")
+
+
+def grouped_reference(x, k, groups, strides=(1, 1)):
+    """The grouped convolution in float64 on canonical layouts: each group's channels with its kernels."""
+    c, o = x.shape[1] // groups, k.shape[0] // groups
+    parts = [reference(x[:, g * c:(g + 1) * c], k[g * o:(g + 1) * o], (1, 1), ((1, 1), (1, 1)))
+             for g in range(groups)]
+    return np.concatenate(parts, axis=1)[:, :, ::strides[0], ::strides[1]]
+
+
+@pytest.mark.parametrize("layout", ["nhwc", "nchw"])
+@pytest.mark.parametrize("x_shape, k_shape, groups, strides", [
+    ((1, 32, 7, 7), (32, 8, 3, 3), 4, (1, 1)),
+    ((2, 16, 6, 5), (8, 8, 3, 3), 2, (2, 1)),  # fewer output features than input channels, strided
+    ((1, 128, 5, 5), (64, 8, 3, 3), 16, (1, 1)),  # the most groups it splits
+])
+def test_grouped_convolutions_run_per_group(layout, x_shape, k_shape, groups, strides):
+    text = grouped_convolution(x_shape, k_shape, groups, layout, strides=strides)
+    module = ir.parse(text)
+    transforms.run(module, SPLIT)
+    assert not ir.verify(module)
+    convolutions = [op for op in ir.ops(module) if op.name == "stablehlo.convolution"]
+    assert len(convolutions) == groups and all("feature_group_count = 1 " in str(op) for op in convolutions)
+    rng = np.random.default_rng(groups)
+    x, k = rng.standard_normal(x_shape).astype(np.float32), rng.standard_normal(k_shape).astype(np.float32)
+    _, x_order, k_order, y_order = LAYOUTS[layout]
+    got = np.asarray(runtime.load(compile(text)).main(np.ascontiguousarray(x.transpose(np.argsort(x_order))),
+                                                     np.ascontiguousarray(k.transpose(np.argsort(k_order)))))
+    want = grouped_reference(x.astype(np.float64), k.astype(np.float64), groups, strides)
+    np.testing.assert_allclose(got, want.transpose(np.argsort(y_order)), rtol=1e-5, atol=1e-4)
+
+
+def test_bf16_grouped_convolutions_run_per_group():
+    text = grouped_convolution((1, 16, 6, 6), (16, 8, 3, 3), 2, element="bf16")
+    rng = np.random.default_rng(7)
+    x, k = rng.integers(-3, 4, (1, 16, 6, 6)), rng.integers(-3, 4, (16, 8, 3, 3))
+    got = np.asarray(runtime.load(compile(text)).main(x.transpose(0, 2, 3, 1).astype(ml_dtypes.bfloat16),
+                                                      k.transpose(2, 3, 1, 0).astype(ml_dtypes.bfloat16)))
+    want = grouped_reference(x.astype(np.float64), k.astype(np.float64), 2)
+    np.testing.assert_array_equal(got.astype(np.float64), want.transpose(0, 2, 3, 1))  # small integers: exact
+
+
+@pytest.mark.parametrize("x_shape, k_shape, groups, element", [
+    ((1, 16, 6, 6), (16, 1, 3, 3), 16, "f32"),  # depthwise: IREE vectorizes it
+    ((1, 32, 6, 6), (32, 4, 3, 3), 8, "f32"),  # groups of 4 channels
+    ((1, 256, 4, 4), (256, 8, 3, 3), 32, "f32"),  # more groups than it splits
+    ((1, 32, 6, 6), (32, 8, 3, 3), 4, "i32"),  # integers
+])
+def test_other_grouped_convolutions_are_left_alone(x_shape, k_shape, groups, element):
+    module = ir.parse(grouped_convolution(x_shape, k_shape, groups, element=element))
+    transforms.run(module, SPLIT)
+    convolutions = [op for op in ir.ops(module) if op.name == "stablehlo.convolution"]
+    assert len(convolutions) == 1 and f"feature_group_count = {groups} " in str(convolutions[0])

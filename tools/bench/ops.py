@@ -9,9 +9,9 @@ its inputs resident (those a program may write copied for each call, as
 oxla.runtime copies them), the two interleaved (medians of --repeat samples), and
 checked against XLA: sorts and top-k exactly, the rest within the op's
 tolerance. Prints one row per op: medians, oxla / XLA, compile seconds, and
-the check. Sorts, argsorts, top-k, argmax, transposed and 7x1 convolutions
-and half-precision GEMMs are where oxla replaces IREE's code (sort.py, top_k.py,
-arg_reductions.py, convolutions.py and cpu_kernels.py in
+the check. Sorts, argsorts, top-k, argmax, transposed, 7x1 and grouped
+convolutions and half-precision GEMMs are where oxla replaces IREE's code
+(sort.py, top_k.py, arg_reductions.py, convolutions.py and cpu_kernels.py in
 oxla/transforms); the pooling and strided convolution rows show gaps that
 remain.
 """
@@ -65,6 +65,13 @@ def _conv(x, w):
     return jax.lax.conv_general_dilated(x, w, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))
 
 
+def _grouped_conv(groups: int):
+    import jax
+
+    return lambda x, w: jax.lax.conv_general_dilated(x, w, (1, 1), "SAME", feature_group_count=groups,
+                                                     dimension_numbers=("NHWC", "HWIO", "NHWC"))
+
+
 def _conv_transpose(x, w):
     import jax
 
@@ -115,6 +122,8 @@ OPS = {
                                _normal(20, 3, 3, 128, 128).astype(ml_dtypes.bfloat16)], 1e-2),
     "conv_7x1": ("7x1 convolution (Inception's factorized 7x7), f32[1,17,17,192] to 192 features",
                  lambda: _conv, lambda: [_normal(21, 1, 17, 17, 192), _normal(22, 7, 1, 192, 192)], 1e-4),
+    "grouped_conv": ("3x3 convolution in 16 groups (ResNeXt-like), f32[1,28,28,256] to 256 features",
+                     lambda: _grouped_conv(16), lambda: [_normal(29, 1, 28, 28, 256), _normal(30, 3, 3, 16, 256)], 1e-4),
     "conv_transpose": ("3x3 transposed convolution, stride 2, f32[1,28,28,128] to 64 features",
                        lambda: _conv_transpose, lambda: [_normal(17, 1, 28, 28, 128), _normal(18, 3, 3, 128, 64)], 1e-4),
     "vecmat": ("f32[1,4096] x f32[4096,4096], the matrix an argument: a decoding step's projection",

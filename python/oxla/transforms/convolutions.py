@@ -20,6 +20,20 @@ a 2x1 or 1x2 kernel then goes to oxla-llvmcpu-unfold-strip-convolutions
 the original computes with a non-zero input is computed once, in the same
 order of taps, so the sums are the same but for the zero terms left out.
 
+oxla-llvmcpu-split-grouped-convolutions: a grouped convolution
+(feature_group_count G > 1: ResNeXt's and RegNet's 3x3s) as G ordinary ones,
+one per group, concatenated along the output features. IREE turns a grouped
+convolution into a linalg.generic it does not vectorize, and runs it one
+element at a time: 3x3 over f32[1,28,28,256] to 256 features on an AVX2
+Zen 3, 4 groups of 64 channels: 84 ms (XLA 22 ms); 16 groups of 16: 29 ms
+(XLA 5.1). Per group (its slice of the input's and the kernel's features):
+5.0 ms and 1.2 ms. Each group is a dispatch of its own, compiled apart: 16
+groups took 6.4 s to compile instead of 1.0, so the pass takes at most
+MAX_SPLIT_GROUPS groups; depthwise convolutions (one channel per group,
+which IREE vectorizes) and groups under MIN_GROUP_CHANNELS channels stay
+IREE's. The products and their order of taps and channels are the group's
+own, so the results are the same.
+
 oxla-llvmcpu-unfold-strip-convolutions: NHWC convolutions whose kernel is
 one tap wide along one spatial dimension and longer along the other (7x1,
 1x7, 3x1) as one matmul over the input's taps side by side. IREE's code for
@@ -162,6 +176,70 @@ class PhaseConvolutions(RewritePass):
     def rewrite(self, op) -> None:
         """Replaces the convolution by its phases, interleaved (module docstring)."""
         build.replace(op, _split)
+
+
+# Most groups the split takes: each is a dispatch LLVM compiles apart (0.3-0.4 s each; 32 groups of 8
+# channels ran in 2.3 ms instead of 14-28, XLA 4-5 ms, but compiled in 12.9 s).
+MAX_SPLIT_GROUPS = 16
+# Fewest input channels per group the split takes (a depthwise convolution has one, which IREE runs well).
+MIN_GROUP_CHANNELS = 8
+
+
+def grouped(op) -> bool:
+    """Whether the split takes `op`: a convolution of static float shapes with 2..MAX_SPLIT_GROUPS feature
+    groups of MIN_GROUP_CHANNELS input channels or more, and no batch groups."""
+    if op.name != "stablehlo.convolution":
+        return False
+    conv = ConvolutionOp(op)
+    if not all(ir.RankedTensorType(v.type).has_static_shape for v in (conv.lhs, conv.rhs, op.results[0])):
+        return False
+    groups = conv.feature_group_count
+    channels = build.shape(conv.lhs)[conv.dimension_numbers.input_feature_dimension]
+    return (1 < groups <= MAX_SPLIT_GROUPS and conv.batch_group_count == 1 and channels // groups >= MIN_GROUP_CHANNELS
+            and isinstance(build.element(op.results[0]), ir.FloatType))
+
+
+def _feature_slice(value, dim: int, group: int, size: int):
+    """The `group`-th block of `size` elements of `value` along `dim`."""
+    dims = build.shape(value)
+    starts = [group * size if d == dim else 0 for d in range(len(dims))]
+    limits = [start + size if d == dim else n for d, (start, n) in enumerate(zip(starts, dims))]
+    return build.strided_slice(value, starts, limits, [1] * len(dims))
+
+
+def _per_group(op):
+    """`op` as one convolution per feature group, their outputs concatenated along the output features."""
+    conv = ConvolutionOp(op)
+    numbers = conv.dimension_numbers
+    groups = conv.feature_group_count
+    channels = build.shape(conv.lhs)[numbers.input_feature_dimension] // groups
+    features = build.shape(conv.rhs)[numbers.kernel_output_feature_dimension] // groups
+    out_dims = build.shape(op.results[0])
+    out_dims[numbers.output_feature_dimension] = features
+    attributes = build.attributes(op)
+    attributes["feature_group_count"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 1)
+    parts = [build.one(op.name, build.tensor(out_dims, build.element(op.results[0])),
+                       _feature_slice(conv.lhs, numbers.input_feature_dimension, g, channels),
+                       _feature_slice(conv.rhs, numbers.kernel_output_feature_dimension, g, features), **attributes)
+             for g in range(groups)]
+    return build.one("stablehlo.concatenate", op.results[0].type, *parts,
+                     dimension=ir.IntegerAttr.get(ir.IntegerType.get_signless(64), numbers.output_feature_dimension))
+
+
+@register_pass
+class SplitGroupedConvolutions(RewritePass):
+    """Runs grouped convolutions as one ordinary convolution per group, which IREE vectorizes (it does not the grouped one)."""
+
+    name = "oxla-llvmcpu-split-grouped-convolutions"
+    anchor = "builtin.module"
+    roots = ("stablehlo.convolution",)
+
+    def matches(self, op) -> bool:
+        return grouped(op)
+
+    def rewrite(self, op) -> None:
+        """Replaces the convolution by its groups' (module docstring)."""
+        build.replace(op, _per_group)
 
 
 def strip(op) -> int | None:
