@@ -10,9 +10,9 @@ oxla.runtime copies them), the two interleaved (medians of --repeat samples), an
 checked against XLA: sorts and top-k exactly, the rest within the op's
 tolerance. Prints one row per op: medians, oxla / XLA, compile seconds, and
 the check. Sorts, argsorts, top-k, argmax, transposed, 7x1 and grouped
-convolutions and half-precision GEMMs are where oxla replaces IREE's code
-(sort.py, top_k.py, arg_reductions.py, convolutions.py and cpu_kernels.py in
-oxla/transforms); the pooling and strided convolution rows show gaps that
+convolutions, half-precision GEMMs and row gathers are where oxla replaces
+IREE's code (sort.py, top_k.py, arg_reductions.py, convolutions.py,
+cpu_kernels.py and gathers.py in oxla/transforms); the pooling and strided convolution rows show gaps that
 remain.
 """
 
@@ -82,6 +82,10 @@ def _matmul(a, b):
     return a @ b
 
 
+def _take_rows(table, ids):
+    return table[ids]
+
+
 def _times_transposed(x, w):
     return x @ w.T
 
@@ -126,6 +130,9 @@ OPS = {
                      lambda: _grouped_conv(16), lambda: [_normal(29, 1, 28, 28, 256), _normal(30, 3, 3, 16, 256)], 1e-4),
     "conv_transpose": ("3x3 transposed convolution, stride 2, f32[1,28,28,128] to 64 features",
                        lambda: _conv_transpose, lambda: [_normal(17, 1, 28, 28, 128), _normal(18, 3, 3, 128, 64)], 1e-4),
+    "embedding": ("f32[32000,512][ids] for 4096 ids: an embedding lookup", lambda: _take_rows,
+                  lambda: [_normal(31, 32000, 512), np.random.default_rng(32).integers(0, 32000, 4096).astype(np.int32)],
+                  0.0),
     "vecmat": ("f32[1,4096] x f32[4096,4096], the matrix an argument: a decoding step's projection",
                lambda: _matmul, lambda: [_normal(23, 1, 4096), _normal(24, 4096, 4096)], 1e-4),
     "gemm_64_rows": ("f32[64,4096] x f32[4096,4096], the matrix an argument: a batch of 64 through a layer",

@@ -28,6 +28,7 @@ Hook = Union[str, Callable]
 # oxla's own passes that run before IREE's input phase, in order: they rewrite
 # valid StableHLO that IREE would reject (or miscompile) into forms it lowers.
 INPUT_LEGALIZATION_PASSES = (
+    "oxla-clamp-gather-indices",
     "oxla-canonicalize-scatter",
     "oxla-split-complex-constants",
     "oxla-drop-identity-bitcasts",

@@ -9,6 +9,7 @@
 // CHECK-NEXT:   --oxla-binding-alignment{{ +}}- Lets CPU dispatches take buffers aligned to `alignment` bytes (not 64), and records that for oxla.runtime.
 // CHECK-NEXT:       alignment=<int> (default 16) - the byte boundary buffers may start on (a power of two; 16: what numpy's arrays get)
 // CHECK-NEXT:   --oxla-canonicalize-scatter{{ +}}- Rewrites stablehlo.scatter into the [batch, index] / [batch, window...] form IREE lowers.
+// CHECK-NEXT:   --oxla-clamp-gather-indices{{ +}}- Clamps gather start indices into the operand, as StableHLO's gather does and IREE's lowering does not.
 // CHECK-NEXT:   --oxla-dce{{ +}}- Removes unused side-effect-free ops, unused results of multi-result ops and unreferenced private functions.
 // CHECK-NEXT:       functions=<bool> (default true)
 // CHECK-NEXT:       results=<bool> (default true) - also drop unused results of reduce, reduce_window, sort, while, if and case
@@ -30,6 +31,7 @@
 // CHECK-NEXT:       distinct-keys=<bool> (default true) - go through i64 keys (false for devices without 64-bit integers: chlo.top_k becomes a sort, composites stay IREE's)
 // CHECK-NEXT:   --oxla-legalize-triangular-solve{{ +}}- Rewrites stablehlo.triangular_solve (which IREE does not lower) as substitution in a stablehlo.while.
 // CHECK-NEXT:   --oxla-legalize-unsigned{{ +}}- Rewrites ops on unsigned integers that IREE rejects (reverse, padded reduce_window) into forms it lowers.
+// CHECK-NEXT:   --oxla-llvmcpu-contiguous-gathers{{ +}}- Reads gather indices that do not vary along a vector inside the body, so rows load as vectors.
 // CHECK-NEXT:   --oxla-llvmcpu-conv-register-tiles{{ +}}- Steps f32 convolutions by whole vectors of output features where IREE steps parts of one (AVX2).
 // CHECK-NEXT:   --oxla-llvmcpu-elementwise-steps{{ +}}- Steps element-wise dispatches two vectors at a time on CPUs under 16 lanes (AVX2).
 // CHECK-NEXT:   --oxla-llvmcpu-gemv-reductions{{ +}}- Runs matrix-vector products of a run-time matrix as reductions, without data tiling's pack.
