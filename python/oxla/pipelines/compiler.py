@@ -30,6 +30,7 @@ Hook = Union[str, Callable]
 INPUT_LEGALIZATION_PASSES = (
     "oxla-clamp-gather-indices",
     "oxla-canonicalize-scatter",
+    "oxla-guard-scatter-indices",
     "oxla-split-complex-constants",
     "oxla-drop-identity-bitcasts",
     "oxla-legalize-select-and-scatter",

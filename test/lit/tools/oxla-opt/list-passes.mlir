@@ -20,6 +20,7 @@
 // CHECK-NEXT:       decompose-chlo=<bool> (default true)
 // CHECK-NEXT:   --oxla-fold-constants{{ +}}- Evaluates pure StableHLO ops whose operands are all constants and replaces them by constants.
 // CHECK-NEXT:       max-elements=<int> (default 1000000) - never create constants holding more elements than this (per folded op)
+// CHECK-NEXT:   --oxla-guard-scatter-indices{{ +}}- Keeps scatter updates whose window falls outside the operand from being written (XLA drops them).
 // CHECK-NEXT:   --oxla-hlo-opt{{ +}}- Simplifies, folds, canonicalizes, CSEs and DCEs StableHLO, round after round, until nothing changes.
 // CHECK-NEXT:       max-iterations=<int> (default 8) - the most rounds to run
 // CHECK-NEXT:       fast-math=<bool> (default false) - also apply simplifications that change NaN, infinity, -0.0 or rounding results
