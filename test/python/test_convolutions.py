@@ -78,11 +78,18 @@ def test_phases_give_the_dilated_convolution(layout, x_shape, k_shape, dilation,
     assert convolutions and all("lhs_dilate" not in str(op) or "lhs_dilate = [1, 1]" in str(op) for op in convolutions)
     rng = np.random.default_rng(sum(x_shape))
     x, k = rng.standard_normal(x_shape).astype(np.float32), rng.standard_normal(k_shape).astype(np.float32)
-    _, x_order, k_order, y_order = LAYOUTS[layout]
-    got = np.asarray(runtime.load(compile(text)).main(np.ascontiguousarray(x.transpose(np.argsort(x_order))),
-                                                     np.ascontiguousarray(k.transpose(np.argsort(k_order)))))
     want = reference(x.astype(np.float64), k.astype(np.float64), dilation, padding)
-    np.testing.assert_allclose(got, want.transpose(np.argsort(y_order)), rtol=1e-5, atol=1e-4)
+    np.testing.assert_allclose(_run_in_layout(text, layout, x, k), _in_layout(want, layout, 3), rtol=1e-5, atol=1e-4)
+
+
+def _in_layout(array, layout: str, which: int):
+    """A canonical-layout array (x: 1, k: 2, y: 3) in `layout`'s order."""
+    return np.ascontiguousarray(array.transpose(np.argsort(LAYOUTS[layout][which])))
+
+
+def _run_in_layout(text: str, layout: str, x, k):
+    """The compiled program's output for canonical-layout x and k, in `layout`'s order."""
+    return np.asarray(runtime.load(compile(text)).main(_in_layout(x, layout, 1), _in_layout(k, layout, 2)))
 
 
 def test_bf16_and_integer_elements():
@@ -202,11 +209,8 @@ def test_grouped_convolutions_run_per_group(layout, x_shape, k_shape, groups, st
     assert len(convolutions) == groups and all("feature_group_count = 1 " in str(op) for op in convolutions)
     rng = np.random.default_rng(groups)
     x, k = rng.standard_normal(x_shape).astype(np.float32), rng.standard_normal(k_shape).astype(np.float32)
-    _, x_order, k_order, y_order = LAYOUTS[layout]
-    got = np.asarray(runtime.load(compile(text)).main(np.ascontiguousarray(x.transpose(np.argsort(x_order))),
-                                                     np.ascontiguousarray(k.transpose(np.argsort(k_order)))))
     want = grouped_reference(x.astype(np.float64), k.astype(np.float64), groups, strides)
-    np.testing.assert_allclose(got, want.transpose(np.argsort(y_order)), rtol=1e-5, atol=1e-4)
+    np.testing.assert_allclose(_run_in_layout(text, layout, x, k), _in_layout(want, layout, 3), rtol=1e-5, atol=1e-4)
 
 
 def test_bf16_grouped_convolutions_run_per_group():

@@ -463,12 +463,17 @@ def _gemm(m: int, k: int, n: int, element: str = "f32") -> str:
             f"  return %0 : tensor<{m}x{n}xf32>\n}}\n")
 
 
-def _mmt4d_steps(module) -> list[str]:
+def _mmt4d_level(module, level: str) -> list[str]:
+    """`level = [...]` of each configured linalg.mmt4d's lowering config."""
     found = []
-    ir.walk(module, lambda op: found.append(re.search(r"vector_common_parallel = \[[^\]]*\]",
+    ir.walk(module, lambda op: found.append(re.search(rf"{level} = \[[^\]]*\]",
                                                       str(op.attributes["lowering_config"])).group(0))
             if op.name == "linalg.mmt4d" and "lowering_config" in op.attributes else None)
     return found
+
+
+def _mmt4d_steps(module) -> list[str]:
+    return _mmt4d_level(module, "vector_common_parallel")
 
 
 def test_an_f32_gemm_steps_two_column_tiles_and_stays_exact():
@@ -542,11 +547,7 @@ def test_row_blocks_leave_other_configs_alone(distribution, rows, columns, tile_
 
 
 def _distributions(module) -> list[str]:
-    found = []
-    ir.walk(module, lambda op: found.append(re.search(r"distribution = \[[^\]]*\]",
-                                                      str(op.attributes["lowering_config"])).group(0))
-            if op.name == "linalg.mmt4d" and "lowering_config" in op.attributes else None)
-    return found
+    return _mmt4d_level(module, "distribution")
 
 
 @pytest.mark.parametrize("cpu, blocks", [("znver3", "[8, 2, 0, 0, 0, 0]"), ("znver5", "[4, 2, 0, 0, 0, 0]")])

@@ -708,16 +708,21 @@ class Mmt4dRegisterTiles(Pass):
     def run(self, module) -> None:
         """Rewrites the mmt4d's steps in each matmul dispatch (one mmt4d, its fill, unpack and element-wise
         consumers) compiled without microkernels (which take whole tiles)."""
-        for func, configured in _configured_ops_by_function(module):
-            mmt4ds = [op for op in configured if op.name == "linalg.mmt4d"]
-            if len(mmt4ds) != 1 or not all(_steps_with_mmt4d(op) for op in configured):
-                continue
-            mmt4d = mmt4ds[0]
-            if 'ukernels = "none"' not in _variant_target(func) or not _large_f32_mmt4d(mmt4d):
-                continue
+        for func, mmt4d, fused in _plain_f32_matmuls(module):
             columns = ir.RankedTensorType(mmt4d.operands[1].type).shape[0]
-            most = MAX_FUSED_TILES if any(op.name == "linalg.generic" for op in configured) else MAX_WORKGROUP_TILES
+            most = MAX_FUSED_TILES if fused else MAX_WORKGROUP_TILES
             _set(mmt4d, register_tile_config(str(mmt4d.attributes["lowering_config"]), _lanes(func), columns, most))
+
+
+def _plain_f32_matmuls(module):
+    """(function, mmt4d, whether element-wise consumers share the dispatch) for each matmul dispatch of
+    one large f32 mmt4d with its fill, unpack and element-wise consumers, built without microkernels."""
+    for func, configured in _configured_ops_by_function(module):
+        mmt4ds = [op for op in configured if op.name == "linalg.mmt4d"]
+        if len(mmt4ds) != 1 or not all(_steps_with_mmt4d(op) for op in configured):
+            continue
+        if 'ukernels = "none"' in _variant_target(func) and _large_f32_mmt4d(mmt4ds[0]):
+            yield func, mmt4ds[0], any(op.name == "linalg.generic" for op in configured)
 
 
 # Most native vectors a workgroup's result block may span when the pass gives it more row tiles: eight
@@ -761,17 +766,11 @@ class Mmt4dRowBlocks(Pass):
 
     def run(self, module) -> None:
         """Rewrites the workgroup level of each matmul dispatch's mmt4d (as the register-tile pass finds them)."""
-        for func, configured in _configured_ops_by_function(module):
-            mmt4ds = [op for op in configured if op.name == "linalg.mmt4d"]
-            if len(mmt4ds) != 1 or not all(_steps_with_mmt4d(op) for op in configured):
-                continue
-            mmt4d = mmt4ds[0]
-            if 'ukernels = "none"' not in _variant_target(func) or not _large_f32_mmt4d(mmt4d):
-                continue
+        for func, mmt4d, fused in _plain_f32_matmuls(module):
             lhs, rhs = (ir.RankedTensorType(v.type).shape for v in mmt4d.operands[:2])
             if 4 * math.prod(rhs) < MIN_ROW_BLOCK_RIGHT_BYTES:
                 continue
-            most = MAX_FUSED_BLOCK_VECTORS if any(op.name == "linalg.generic" for op in configured) else MAX_BLOCK_VECTORS
+            most = MAX_FUSED_BLOCK_VECTORS if fused else MAX_BLOCK_VECTORS
             config = str(mmt4d.attributes["lowering_config"])
             _set(mmt4d, row_block_config(config, lhs[0], rhs[0], lhs[2] * rhs[2] // _lanes(func), most))
 
