@@ -7,6 +7,8 @@ MLIR text.
 
 from __future__ import annotations
 
+import re
+
 from oxla import ir
 from oxla.dialects.elements import to_numpy
 
@@ -60,6 +62,20 @@ def flag(op, name: str) -> bool:
 def enum_name(op, name: str) -> str:
     """The case of an enum attribute such as `#stablehlo<fft_type RFFT>`: "RFFT"."""
     return str(op.attributes[name]).split()[-1].rstrip(">")
+
+
+_FIELD = re.compile(r"(\w+) = (\[[^\]]*\]|\d+)")
+
+
+def dimension_numbers(attr) -> dict[str, list[int] | int]:
+    """The fields of a `#stablehlo.gather<...>` or `#stablehlo.scatter<...>` attribute.
+
+    Absent lists are absent from the result; index_vector_dim defaults to 0 as both ops' syntax does.
+    """
+    fields: dict[str, list[int] | int] = {"index_vector_dim": 0}
+    for name, value in _FIELD.findall(str(attr)):
+        fields[name] = [int(v) for v in value.strip("[]").split(",") if v.strip()] if value.startswith("[") else int(value)
+    return fields
 
 
 def splat(value, value_type):

@@ -28,8 +28,8 @@ from __future__ import annotations
 
 from oxla import ir
 from oxla.dialects import stablehlo_build as build
+from oxla.dialects.stablehlo_build import dimension_numbers
 from oxla.transforms.registry import Pass, RewritePass, register_pass
-from oxla.transforms.scatter import dimension_numbers
 
 
 def _affine_maps(op) -> list:

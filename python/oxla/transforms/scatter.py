@@ -25,22 +25,11 @@ instead: 17-21 ms, hence the size test).
 from __future__ import annotations
 
 import math
-import re
 
 from oxla import ir
 from oxla.dialects import stablehlo_build as build
-from oxla.dialects.stablehlo_build import reshape, shape, transpose
+from oxla.dialects.stablehlo_build import dimension_numbers, reshape, shape, transpose
 from oxla.transforms.registry import RewritePass, register_pass
-
-_FIELD = re.compile(r"(\w+) = (\[[^\]]*\]|\d+)")
-
-
-def dimension_numbers(attr) -> dict[str, list[int] | int]:
-    """The fields of a `#stablehlo.scatter<...>` attribute (index_vector_dim defaults to 0)."""
-    fields: dict[str, list[int] | int] = {"index_vector_dim": 0}
-    for name, value in _FIELD.findall(str(attr)):
-        fields[name] = [int(v) for v in value.strip("[]").split(",") if v.strip()] if value.startswith("[") else int(value)
-    return fields
 
 
 def _format(fields: dict) -> str:
