@@ -152,6 +152,13 @@ def reshape(value, dims: list[int]):
     return one("stablehlo.reshape", tensor(dims, element(value)), value)
 
 
+def convert(value, element_type):
+    """`value` as `element_type` elements (stablehlo.convert); `value` itself when it has them."""
+    if element(value) == element_type:
+        return value
+    return one("stablehlo.convert", tensor(shape(value), element_type), value)
+
+
 def compare(lhs, rhs, direction: str, kind: str):
     """stablehlo.compare of two tensors of one type (direction LT, EQ, ...; kind SIGNED, TOTALORDER, ...):
     an i1 tensor of their shape."""

@@ -119,11 +119,6 @@ def _splat_like(value, number: int):
     return build.splat(number, value.type)
 
 
-def _convert(value, element):
-    """`value` as `element`s (itself when it has them)."""
-    return value if build.element(value) == element else build.one("stablehlo.convert", _like(value, element), value)
-
-
 def _rank_key(values):
     """i32 ranks that order `values` (a float, or an integer of 32 bits or fewer) as top_k does; None for
     other element types."""
@@ -135,13 +130,13 @@ def _rank_key(values):
         sign = build.one("stablehlo.shift_right_arithmetic", bits_type, bits,
                          _splat_like(bits, element.width - 1))
         magnitude = build.one("stablehlo.and", bits_type, sign, _splat_like(bits, 2 ** (element.width - 1) - 1))
-        return _convert(build.one("stablehlo.xor", bits_type, bits, magnitude), _integer(32))
+        return build.convert(build.one("stablehlo.xor", bits_type, bits, magnitude), _integer(32))
     if not isinstance(element, ir.IntegerType) or element.width > 32:
         return None
     if element.is_unsigned and element.width == 32:  # the unsigned order is the signed one, top bit flipped
         bits = build.one("stablehlo.bitcast_convert", i32, values)
         return build.one("stablehlo.xor", i32, bits, build.splat(-(2 ** 31), i32))
-    return _convert(values, _integer(32))
+    return build.convert(values, _integer(32))
 
 
 def _distinct_keys(rank):
@@ -223,7 +218,7 @@ def keyed_top_k(values, k: int, index_element):
         positions = build.take_along(where, _best(candidates, k), last)
     else:
         positions = _best(keys, k)
-    return build.take_along(values, positions, last), _convert(positions, index_element)
+    return build.take_along(values, positions, last), build.convert(positions, index_element)
 
 
 def _k_of(op) -> int:
