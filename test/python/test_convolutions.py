@@ -1,6 +1,8 @@
 """oxla/transforms/convolutions.py: input-dilated convolutions run as one convolution per output phase
-(oxla-llvmcpu-phase-convolutions), and 7x1-, 1x7-like ones as one matmul
-(oxla-llvmcpu-unfold-strip-convolutions), with the original's results."""
+(oxla-llvmcpu-phase-convolutions), 7x1-, 1x7-like ones as one matmul
+(oxla-llvmcpu-unfold-strip-convolutions), grouped ones per group
+(oxla-llvmcpu-split-grouped-convolutions) or as sums over kernel taps
+(oxla-llvmcpu-grouped-convolution-taps), with the original's results."""
 
 import itertools
 
@@ -234,3 +236,82 @@ def test_other_grouped_convolutions_are_left_alone(x_shape, k_shape, groups, ele
     transforms.run(module, SPLIT)
     convolutions = [op for op in ir.ops(module) if op.name == "stablehlo.convolution"]
     assert len(convolutions) == 1 and f"feature_group_count = {groups} " in str(convolutions[0])
+
+
+TAPS = "builtin.module(oxla-llvmcpu-grouped-convolution-taps)"
+
+
+def _tap_sums(text: str) -> list[str]:
+    """The result types of the reductions the tap pass leaves in `text`'s module, asserting no
+    convolution is left."""
+    module = ir.parse(text)
+    transforms.run(module, TAPS)
+    assert not ir.verify(module)
+    assert not [op for op in ir.ops(module) if op.name == "stablehlo.convolution"]
+    return [str(op.results[0].type) for op in ir.ops(module) if op.name == "stablehlo.reduce"]
+
+
+@pytest.mark.parametrize("layout", ["nhwc", "nchw"])
+@pytest.mark.parametrize("x_shape, k_shape, groups, strides", [
+    ((1, 32, 7, 7), (32, 4, 3, 3), 8, (1, 1)),  # groups of 4 channels
+    ((2, 256, 5, 6), (64, 8, 3, 3), 32, (2, 1)),  # more groups than the split takes, 2 outputs each, strided
+    ((1, 12, 5, 5), (6, 2, 3, 3), 6, (1, 2)),  # groups of 2 channels and 1 output
+])
+def test_grouped_convolutions_run_as_tap_sums(layout, x_shape, k_shape, groups, strides):
+    text = grouped_convolution(x_shape, k_shape, groups, layout, strides=strides)
+    assert len(_tap_sums(text)) == 9  # one channel sum per tap of the 3x3 kernel
+    rng = np.random.default_rng(groups)
+    x, k = rng.standard_normal(x_shape).astype(np.float32), rng.standard_normal(k_shape).astype(np.float32)
+    want = grouped_reference(x.astype(np.float64), k.astype(np.float64), groups, strides)
+    np.testing.assert_allclose(_run_in_layout(text, layout, x, k), _in_layout(want, layout, 3), rtol=1e-5, atol=1e-4)
+
+
+def test_bf16_tap_sums_add_in_f32():
+    text = grouped_convolution((1, 32, 6, 6), (32, 4, 3, 3), 8, element="bf16")
+    assert all(kind.endswith("xf32>") for kind in _tap_sums(text))
+    rng = np.random.default_rng(8)
+    x, k = rng.integers(-8, 9, (1, 32, 6, 6)), rng.integers(-8, 9, (32, 4, 3, 3))
+    got = np.asarray(runtime.load(compile(text)).main(x.transpose(0, 2, 3, 1).astype(ml_dtypes.bfloat16),
+                                                      k.transpose(2, 3, 1, 0).astype(ml_dtypes.bfloat16)))
+    want = grouped_reference(x.astype(np.float64), k.astype(np.float64), 8).transpose(0, 2, 3, 1)
+    # Sums of small integers are exact in f32, then rounded once to bf16 (summing in bf16 would round each step).
+    np.testing.assert_array_equal(got.astype(np.float64), want.astype(ml_dtypes.bfloat16).astype(np.float64))
+
+
+@pytest.mark.parametrize("x_shape, k_shape, groups, element, extra", [
+    ((1, 16, 6, 6), (16, 1, 3, 3), 16, "f32", ""),  # depthwise: IREE vectorizes it
+    ((1, 128, 5, 5), (64, 8, 3, 3), 16, "f32", ""),  # the split's
+    ((1, 32, 6, 6), (32, 4, 3, 3), 8, "i32", ""),  # integers
+    ((1, 32, 6, 6), (32, 4, 3, 3), 8, "f32", "rev"),  # window reversal
+])
+def test_other_convolutions_are_not_tap_sums(x_shape, k_shape, groups, element, extra):
+    text = grouped_convolution(x_shape, k_shape, groups, element=element)
+    if extra:
+        text = text.replace("pad = [[1, 1], [1, 1]]", "pad = [[1, 1], [1, 1]], reverse = [true, false]")
+    module = ir.parse(text)
+    transforms.run(module, TAPS)
+    assert [op.name for op in ir.ops(module) if op.name.startswith("stablehlo.")].count("stablehlo.convolution") == 1
+
+
+def test_large_kernels_are_not_tap_sums():
+    text, _ = convolution((1, 16, 9, 9), (16, 4, 5, 5), (1, 1), ((2, 2), (2, 2)))
+    module = ir.parse(text.replace("feature_group_count = 1", "feature_group_count = 4"))
+    transforms.run(module, TAPS)
+    assert len([op for op in ir.ops(module) if op.name == "stablehlo.convolution"]) == 1
+
+
+def test_tap_sums_in_any_layout_match_irees_grouped_convolution():
+    # Features first, dilated taps, uneven padding and strides: the same results as IREE's own code.
+    text = """func.func @main(%x: tensor<8x6x2x7xf32>, %k: tensor<2x3x8x2xf32>) -> tensor<3x8x6x2xf32> {
+  %0 = stablehlo.convolution(%x, %k) dim_numbers = [f, 1, b, 0]x[i, 0, o, 1]->[1, f, 0, b],
+    window = {stride = [1, 2], pad = [[1, 2], [0, 1]], rhs_dilate = [2, 1]}
+    {batch_group_count = 1 : i64, feature_group_count = 4 : i64} : (tensor<8x6x2x7xf32>, tensor<2x3x8x2xf32>) -> tensor<3x8x6x2xf32>
+  return %0 : tensor<3x8x6x2xf32>
+}
+"""
+    assert len(_tap_sums(text)) == 6
+    rng = np.random.default_rng(11)
+    x, k = rng.standard_normal((8, 6, 2, 7)).astype(np.float32), rng.standard_normal((2, 3, 8, 2)).astype(np.float32)
+    got = runtime.load(compile(text)).main(x, k)
+    want = runtime.load(compile(text, disable_passes=["oxla-llvmcpu-grouped-convolution-taps"])).main(x, k)
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-5, atol=1e-5)
