@@ -10,9 +10,10 @@ oxla.runtime copies them), the two interleaved (medians of --repeat samples), an
 checked against XLA: sorts and top-k exactly, the rest within the op's
 tolerance. Prints one row per op: medians, oxla / XLA, compile seconds, and
 the check. Sorts, argsorts, top-k, argmax, transposed, 7x1 and grouped
-convolutions, half-precision GEMMs and row gathers are where oxla replaces
-IREE's code (sort.py, top_k.py, arg_reductions.py, convolutions.py,
-cpu_kernels.py and gathers.py in oxla/transforms); the pooling and strided convolution rows show gaps that
+convolutions, half-precision GEMMs, tiny batched matmuls and row gathers are
+where oxla replaces IREE's code (sort.py, top_k.py, arg_reductions.py,
+convolutions.py, cpu_kernels.py, tiny_matmuls.py and gathers.py in
+oxla/transforms); the pooling and strided convolution rows show gaps that
 remain.
 """
 
@@ -131,6 +132,8 @@ OPS = {
     "grouped_conv_32": ("3x3 convolution in 32 groups of 8 (ResNeXt 32x8d's), f32[1,28,28,256] to 256 features",
                         lambda: _grouped_conv(32), lambda: [_normal(33, 1, 28, 28, 256), _normal(34, 3, 3, 8, 256)],
                         1e-4),
+    "tiny_matmuls": ("65536 products of f32 4x4 by 4x4 (`a @ b` of [65536,4,4] arrays): batched transforms",
+                     lambda: _matmul, lambda: [_normal(35, 65536, 4, 4), _normal(36, 65536, 4, 4)], 1e-4),
     "conv_transpose": ("3x3 transposed convolution, stride 2, f32[1,28,28,128] to 64 features",
                        lambda: _conv_transpose, lambda: [_normal(17, 1, 28, 28, 128), _normal(18, 3, 3, 128, 64)], 1e-4),
     "embedding": ("f32[32000,512][ids] for 4096 ids: an embedding lookup", lambda: _take_rows,

@@ -227,7 +227,7 @@ def _shape(value) -> tuple[list[int], str] | None:
     return (list(shaped.shape), str(shaped.element_type)) if shaped.has_static_shape else None
 
 
-def _contracting(op) -> tuple[list, list, list, list] | None:
+def contraction_dims(op) -> tuple[list, list, list, list] | None:
     """(lhs batching, rhs batching, lhs contracting, rhs contracting) of a dot or dot_general, else None
     when it has an algorithm (a product precision the kernel may not meet)."""
     if op.name == "stablehlo.dot":
@@ -244,7 +244,7 @@ def matmul_shape(op, min_multiply_adds: int = 0,
     """The kernel's view of a dot / dot_general, or None when the kernel does not take it.
 
     kinds: the kernel per element type (kernels_for; AVX-512's unless given)."""
-    numbers = _contracting(op)
+    numbers = contraction_dims(op)
     shapes = [_shape(v) for v in (*list(op.operands)[:2], op.results[0])]
     if numbers is None or None in shapes:
         return None
@@ -698,7 +698,7 @@ class MatmulKernel(Pass):
         if op.name == "stablehlo.convolution":
             return conv_shape(op, self.min_multiply_adds, kinds), _CONV_DEFINITIONS, False
         shape = matmul_shape(op, self.min_multiply_adds, kinds)
-        return shape, _MATMUL_DEFINITIONS, shape is not None and _contracting(op)[3] == [1]
+        return shape, _MATMUL_DEFINITIONS, shape is not None and contraction_dims(op)[3] == [1]
 
     def run(self, module) -> None:
         """Replaces each dot or convolution the kernel takes by a call of its shape's caller (added once per shape)."""
@@ -736,7 +736,7 @@ class MatmulKernel(Pass):
 def row_major_gemv(op) -> bool:
     """Whether `op` is x @ W^T for one row x [1, K] (or [K]) and an f32 W [N, K] computed at run time: a
     dot or dot_general without batch dimensions contracting x's last dimension with W's last one."""
-    numbers = _contracting(op)
+    numbers = contraction_dims(op)
     shapes = [_shape(v) for v in (*list(op.operands)[:2], op.results[0])]
     if numbers is None or None in shapes or numbers[0] or numbers[1]:
         return False

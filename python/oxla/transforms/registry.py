@@ -56,6 +56,7 @@ BUILTIN_PASS_MODULES = (
     "oxla.transforms.hlo_opt",
     "oxla.transforms.cpu_tiles",
     "oxla.transforms.cpu_kernels",
+    "oxla.transforms.tiny_matmuls",
     "oxla.transforms.gathers",
     "oxla.transforms.materialize",
     "oxla.transforms.result_storage",
