@@ -86,6 +86,8 @@ CASES = [  # (shape, k, element, dtype)
     ((4, 1000), 3, "f32", np.float32),
     ((3, 2500), 5, "f32", np.float32),     # chunks of 16, the last one padded
     ((2, 3, 300), 40, "f32", np.float32),  # three dimensions, too many picks for chunks
+    ((64, 2048), 64, "f32", np.float32),   # chunks of 8, whose 256 maxima IREE once kept on the stack
+    ((3, 1000), 40, "f32", np.float32),    # chunks of 8 for a short row: 40 picks from 1000 cost enough
     ((4, 500), 7, "bf16", ml_dtypes.bfloat16),
     ((4, 500), 7, "f16", np.float16),
     ((6, 700), 9, "i8", np.int8),
@@ -118,7 +120,8 @@ def test_jax_composites_rank_nan_first():
 
 
 @pytest.mark.parametrize("length, k, chunk", [(4096, 8, 16), (2048, 8, 16), (50257, 50, 32), (32000, 40, 32),
-                                              (2048, 64, 0), (1000, 3, 0), (64, 2, 0), (12, 5, 0)])
+                                              (2048, 64, 8), (1000, 40, 8), (1280, 40, 8), (1000, 32, 0),
+                                              (512, 64, 0), (1000, 3, 0), (64, 2, 0), (12, 5, 0)])
 def test_chunks_cut_long_rows_near_the_square_root(length, k, chunk):
     assert chunk_length(length, k) == chunk
 

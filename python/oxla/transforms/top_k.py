@@ -14,8 +14,14 @@ IREE's top-k over distinct keys has no ties to get wrong, and the values are
 gathered at the positions it finds. Long rows are cut
 into chunks first: the k best elements lie in the chunks whose best keys are
 the k best chunk maxima, so IREE's top-k, whose cost grows with the elements
-it scans, runs over the chunk maxima and those k chunks only (256 rows of
-4096 f32, k = 8, on an AVX2 Zen 3: 14.9-18.8 ms -> 2.3-4.0 ms, XLA 2.8-4.2 ms).
+it scans times k, runs over the chunk maxima and those k chunks only (256
+rows of 4096 f32, k = 8, on an AVX2 Zen 3: 14.9-18.8 ms -> 2.3-4.0 ms, XLA
+2.8-4.2 ms). The maxima and the candidates are cut the same way in turn
+where k makes that pay (64 rows of 32000, k = 40: 14.4 -> 5.6-8.3 ms, XLA
+4.9-7.1 ms), each behind an optimization barrier: IREE fused the ops that
+compute them into the top-k and kept its input on the stack, past the 64
+KiB limit (k = 48 or 64 over f32[64,2048], k = 40 over f32[256,1000] did
+not compile).
 Other element types (64-bit), and every top_k for devices without 64-bit
 integers (Vulkan: `distinct-keys=false`), become a descending sort of
 (value, index) pairs that breaks ties by index, followed by a slice of the
@@ -36,8 +42,10 @@ DISTINCT_KEYS = "oxla.distinct_keys"
 # The i64 below every key (whose low half, a position's complement, is never 0).
 _LOWEST = -(2 ** 63)
 _LOW_HALF = 2 ** 32 - 1
-# The shortest rows cut into chunks.
+# The shortest rows cut into chunks whatever k is.
 CHUNKED_LENGTH = 2048
+# The fewest steps of IREE's top-k (row length times k) for which shorter rows are cut into chunks.
+MIN_CHUNKED_STEPS = 32768
 
 # Comparison type that orders a dtype the way top_k does (NaN above +inf for floats).
 _COMPARE_TYPE = {"f": "TOTALORDER", "bf": "TOTALORDER", "i": "SIGNED", "ui": "UNSIGNED"}
@@ -68,40 +76,32 @@ def _comparator(block, element_type) -> None:
         ir.Operation.create("stablehlo.return", operands=[before])
 
 
-def legalize(op) -> None:
-    """Replaces one chlo.top_k by iota + stable sort + slices."""
-    values_type = ir.RankedTensorType(op.operands[0].type)
+def sorted_top_k(values, k: int, index_element):
+    """(values, indices) of top_k over `values` as iota + sort + slices, built at the insertion point."""
+    values_type = ir.RankedTensorType(values.type)
     shape, element = list(values_type.shape), values_type.element_type
-    out_values, out_indices = (ir.RankedTensorType(r.type) for r in op.results)
-    index_type = ir.RankedTensorType.get(shape, out_indices.element_type)
+    index_type = ir.RankedTensorType.get(shape, index_element)
     last = len(shape) - 1
-    with ir.InsertionPoint(op), op.location:
-        iota = ir.Operation.create("stablehlo.iota", results=[index_type],
-                                   attributes={"iota_dimension": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), last)}).result
-        sort = ir.Operation.create(
-            "stablehlo.sort", results=[values_type, index_type], operands=[op.operands[0], iota],
-            attributes={"dimension": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), last),
-                        # The comparator orders every pair, so no order is left for stability to keep.
-                        "is_stable": ir.BoolAttr.get(False)}, regions=1)
-        scalar = ir.RankedTensorType.get([], element)
-        index_scalar = ir.RankedTensorType.get([], out_indices.element_type)
-        block = sort.regions[0].blocks.append(scalar, scalar, index_scalar, index_scalar)
-        _comparator(block, element)
-        # IREE turns sort-then-slice into its own top-k, which keeps only the
-        # first comparison (ties in the wrong order); a barrier between the two
-        # keeps the whole comparator.
-        barrier = ir.Operation.create("stablehlo.optimization_barrier", results=[values_type, index_type],
-                                      operands=list(sort.results))
-        limits = list(out_values.shape)
-        slices = [ir.Operation.create(
-            "stablehlo.slice", results=[out], operands=[sorted_value],
-            attributes={"start_indices": ir.DenseI64ArrayAttr.get([0] * len(shape)),
-                        "limit_indices": ir.DenseI64ArrayAttr.get(limits),
-                        "strides": ir.DenseI64ArrayAttr.get([1] * len(shape))}).result
-            for out, sorted_value in zip((out_values, out_indices), barrier.results)]
-    for old, new in zip(op.results, slices):
-        old.replace_all_uses_with(new)
-    op.erase()
+    iota = build.one("stablehlo.iota", index_type, iota_dimension=ir.IntegerAttr.get(_integer(64), last))
+    sort = ir.Operation.create(
+        "stablehlo.sort", results=[values_type, index_type], operands=[values, iota],
+        attributes={"dimension": ir.IntegerAttr.get(_integer(64), last),
+                    # The comparator orders every pair, so no order is left for stability to keep.
+                    "is_stable": ir.BoolAttr.get(False)}, regions=1)
+    block = sort.regions[0].blocks.append(ir.RankedTensorType.get([], element), ir.RankedTensorType.get([], element),
+                                          ir.RankedTensorType.get([], index_element),
+                                          ir.RankedTensorType.get([], index_element))
+    _comparator(block, element)
+    # IREE turns sort-then-slice into its own top-k, which keeps only the first comparison (ties in the
+    # wrong order); a barrier between the two keeps the whole comparator.
+    barrier = build.create("stablehlo.optimization_barrier", [values_type, index_type], list(sort.results))
+    return [build.slice_to(sorted_value, shape[:-1] + [k]) for sorted_value in barrier]
+
+
+def legalize(op) -> None:
+    """Replaces one chlo.top_k by iota + sort + slices."""
+    index_element = ir.RankedTensorType(op.results[1].type).element_type
+    build.replace(op, lambda o: sorted_top_k(o.operands[0], _k_of(o), index_element))
 
 
 def _integer(width: int):
@@ -181,11 +181,15 @@ def _row_maxima(keys, length: int):
 def chunk_length(length: int, k: int) -> int:
     """Elements per chunk for a top-k of `k` over rows of `length`, or 0 where chunks would not pay: about
     sqrt(length / k), a power of two, so that the chunk maxima and the k chunks IREE then scans are
-    together fewest, and at most a quarter of the row; rows under CHUNKED_LENGTH are scanned whole (the
-    chunks' dispatches take longer to compile than they save)."""
+    together fewest. Rows of CHUNKED_LENGTH or more are cut where that scans at most a quarter of the
+    row; any row (the chunk maxima and candidates of a longer one among them) where IREE's top-k would
+    take MIN_CHUNKED_STEPS steps or more (each element meets up to k kept ones) and the chunks halve
+    them: their dispatches take longer to compile than they save on anything less."""
     chunk = 1 << max(3, round(math.log2(max(1.0, length / k)) / 2))
-    chunks = -(-length // chunk)
-    return chunk if length >= CHUNKED_LENGTH and chunks + k * chunk <= length // 4 else 0
+    scanned = -(-length // chunk) + k * chunk
+    quarter = length >= CHUNKED_LENGTH and scanned <= length // 4
+    half = length * k >= MIN_CHUNKED_STEPS and scanned <= length // 2
+    return chunk if quarter or half else 0
 
 
 def _chunked_candidates(keys, k: int, chunk: int):
@@ -196,7 +200,7 @@ def _chunked_candidates(keys, k: int, chunk: int):
     padded = build.pad(keys, build.splat(_LOWEST, build.tensor([], build.element(keys))),
                        [(0, 0)] * (len(dims) - 1) + [(0, chunks * chunk - dims[-1])])
     taken = min(k, chunks)
-    best_chunks = _best(_row_maxima(padded, chunk), taken)
+    best_chunks = _top_positions(_materialized(_row_maxima(padded, chunk)), taken)
     wide = build.tensor(dims[:-1] + [taken, chunk], _integer(32))
     firsts = build.one("stablehlo.multiply", best_chunks.type, best_chunks, _splat_like(best_chunks, chunk))
     starts = build.broadcast(firsts, list(wide.shape), list(range(len(dims))))
@@ -205,20 +209,31 @@ def _chunked_candidates(keys, k: int, chunk: int):
     return build.take_along(padded, where, len(dims) - 1), where
 
 
+def _materialized(value):
+    """`value` behind an optimization barrier, so that IREE writes it out rather than fusing the ops that
+    compute it into the top-k reading it, whose input it then keeps on the stack (over its 64 KiB limit
+    for 64 rows of 256 chunk maxima)."""
+    return build.create("stablehlo.optimization_barrier", [value.type], [value])[0]
+
+
+def _top_positions(keys, k: int):
+    """The positions of the k largest of distinct keys along the last dimension, largest first: IREE's
+    top-k over the row, or over the candidates of its best chunks (themselves found the same way)."""
+    last = len(build.shape(keys)) - 1
+    chunk = chunk_length(build.shape(keys)[last], k)
+    if not chunk:
+        return _best(keys, k)
+    candidates, where = _chunked_candidates(keys, k, chunk)
+    return build.take_along(where, _top_positions(_materialized(candidates), k), last)
+
+
 def keyed_top_k(values, k: int, index_element):
     """(values, indices) of top_k over `values` through distinct keys; None for element types over 32 bits."""
     rank = _rank_key(values)
     if rank is None:
         return None
-    keys = _distinct_keys(rank)
-    last = len(build.shape(values)) - 1
-    chunk = chunk_length(build.shape(values)[last], k)
-    if chunk:
-        candidates, where = _chunked_candidates(keys, k, chunk)
-        positions = build.take_along(where, _best(candidates, k), last)
-    else:
-        positions = _best(keys, k)
-    return build.take_along(values, positions, last), build.convert(positions, index_element)
+    positions = _top_positions(_distinct_keys(rank), k)
+    return build.take_along(values, positions, len(build.shape(values)) - 1), build.convert(positions, index_element)
 
 
 def _k_of(op) -> int:
