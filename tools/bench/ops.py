@@ -13,8 +13,8 @@ the check. Sorts, argsorts, top-k, argmax, transposed, 7x1 and grouped
 convolutions, half-precision GEMMs, tiny batched matmuls and row gathers are
 where oxla replaces IREE's code (sort.py, top_k.py, arg_reductions.py,
 convolutions.py, cpu_kernels.py, tiny_matmuls.py and gathers.py in
-oxla/transforms); the pooling and strided convolution rows show gaps that
-remain.
+oxla/transforms); the strided convolution and segment-sum rows show gaps
+that remain.
 """
 
 from __future__ import annotations
@@ -91,6 +91,12 @@ def _times_transposed(x, w):
     return x @ w.T
 
 
+def _segment_sum(rows, ids):
+    import jax
+
+    return jax.ops.segment_sum(rows, ids, num_segments=1000)
+
+
 def _max_pool(x):
     import jax
     import jax.numpy as jnp
@@ -155,6 +161,10 @@ OPS = {
                  lambda: [_normal(7, 1, 112, 112, 64)], 0.0),
     "mean_pool": ("global mean pool of f32[8,7,7,2048] (NHWC)", lambda: _mean_pool,
                   lambda: [_normal(8, 8, 7, 7, 2048)], 1e-5),
+    "segment_sum": ("jax.ops.segment_sum of f32[65536,64] into 1000 segments: a scatter-add of rows",
+                    lambda: _segment_sum,
+                    lambda: [_normal(37, 65536, 64), np.random.default_rng(38).integers(0, 1000, 65536).astype(np.int32)],
+                    1e-3),
     "stem_conv": ("7x7 convolution, stride 2, f32[1,224,224,3] to 64 features", lambda: _stem(_normal(9, 7, 7, 3, 64)),
                   lambda: [_normal(10, 1, 224, 224, 3)], 1e-4),
 }

@@ -20,6 +20,20 @@ and the results cut back. The guard costs time: a segment sum of 65536 rows
 of 64 into 1000 (JAX's segment_sum, whose out-of-range ids must drop) took
 12-14 ms instead of 9-10 on an AVX2 Zen 3 (zeroing its 16 MB of updates
 instead: 17-21 ms, hence the size test).
+
+oxla-llvmcpu-vector-scatter-rows: on the dispatches (after
+`executable-sources`), an iree_linalg_ext.scatter of rows into a 2-D
+tensor loaded from and stored back to one binding, combining with arith ops
+alone (an add, a max, a set), becomes a loop over the update rows: each
+row's index read once (through the elementwise ops that computed it, such
+as the guard above, inlined), then the row and its target read as vectors
+of up to MAX_SCATTER_BLOCK elements, combined, written back. IREE's own
+loop reloaded the index for every element (a store to the output might
+have changed it, for all LLVM could tell) and ran one element at a time:
+65536 rows of 64 into 1000 (`x.at[i].add(rows)`, a segment sum) on an AVX2
+Zen 3: 9.6-9.9 ms -> 1.8-1.9 ms through `tools.bench.ops`, XLA 1.4-2.2 ms.
+The loop is one workgroup, as IREE's scatter was; indices are clamped into
+the rows, which the guard has already made them.
 """
 
 from __future__ import annotations
@@ -29,7 +43,7 @@ import math
 from oxla import ir
 from oxla.dialects import stablehlo_build as build
 from oxla.dialects.stablehlo_build import dimension_numbers, reshape, shape, transpose
-from oxla.transforms.registry import RewritePass, register_pass
+from oxla.transforms.registry import Pass, RewritePass, register_pass
 
 
 def _format(fields: dict) -> str:
@@ -230,3 +244,200 @@ class GuardScatterIndices(RewritePass):
     def rewrite(self, op) -> None:
         """Replaces the scatter by its guarded form (module docstring)."""
         build.replace(op, _guarded)
+
+
+# Longest part of a row oxla-llvmcpu-vector-scatter-rows reads as one vector (LLVM unrolls it into native
+# ones); longer rows go by the longest such part that divides them.
+MAX_SCATTER_BLOCK = 256
+# Shortest such part it takes (narrower ones gain little over IREE's element-wise loop).
+MIN_SCATTER_BLOCK = 8
+
+
+def row_block(width: int) -> int:
+    """The elements of a row the loop reads as one vector: the longest divisor of `width` up to
+    MAX_SCATTER_BLOCK, or 0 where that is under MIN_SCATTER_BLOCK (and `width` is not shorter)."""
+    block = max(d for d in range(1, min(width, MAX_SCATTER_BLOCK) + 1) if width % d == 0)
+    return block if block >= min(width, MIN_SCATTER_BLOCK) else 0
+
+
+_ROW_LOOP = """
+func.func @rows(%indices: {indices_type}, %updates: {updates_type}, %original: {original_type}) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %count = arith.constant {count} : index
+  %last = arith.constant {last} : index
+  %width = arith.constant {width} : index
+  %block = arith.constant {block} : index
+  %pad = arith.constant {zero} : {element}
+  scf.forall (%workgroup) in (1) {{
+    %rows = scf.for %i = %c0 to %count step %c1 iter_args(%acc = %original) -> ({original_type}) {{
+      %raw = tensor.extract %indices[{index_position}] : {indices_type}
+      %index = "oxla.scatter_index"(%raw) : ({index_element}) -> {index_out}
+      %wide = arith.index_cast %index : {index_out} to index
+      %low = arith.maxsi %wide, %c0 : index
+      %row = arith.minsi %low, %last : index
+      %done = scf.for %j = %c0 to %width step %block iter_args(%part = %acc) -> ({original_type}) {{
+        %update = vector.transfer_read %updates[%i, %j], %pad {{in_bounds = [true]}} : {updates_type}, {vector_type}
+        %old = vector.transfer_read %part[%row, %j], %pad {{in_bounds = [true]}} : {original_type}, {vector_type}
+        %new = "oxla.scatter_combine"(%update, %old) : ({vector_type}, {vector_type}) -> {vector_type}
+        %written = vector.transfer_write %new, %part[%row, %j] {{in_bounds = [true]}} : {vector_type}, {original_type}
+        scf.yield %written : {original_type}
+      }}
+      scf.yield %done : {original_type}
+    }}
+    "oxla.scatter_store"(%rows) : ({original_type}) -> ()
+  }} {{mapping = [#iree_codegen.workgroup_mapping<x>]}}
+  return
+}}
+"""
+
+
+def _only_arith(block, arguments: int) -> bool:
+    """Whether `block` computes from its first `arguments` arguments with arith ops alone (no constants or
+    values from outside, whose vector forms would need broadcasts), ending in one yielded value."""
+    inside = {block.arguments[i] for i in range(arguments)}
+    ops = list(block.operations)
+    for op in ops[:-1]:
+        name = op.operation.name
+        if not name.startswith("arith.") or name == "arith.constant" or len(op.results) != 1:
+            return False
+        if any(v not in inside for v in op.operands):
+            return False
+        inside.add(op.results[0])
+    return len(ops[-1].operands) == 1
+
+
+def _elementwise_index_source(value):
+    """(the loaded tensor, the generic whose body maps each element of it to an index) for indices an
+    elementwise linalg.generic computes from a dispatch.tensor.load alone, (the load, None) for loaded
+    indices, None otherwise."""
+    owner = value.owner
+    if owner.name == "iree_tensor_ext.dispatch.tensor.load":
+        return value, None
+    if owner.name != "linalg.generic" or len(owner.operands) != 2 or len(owner.results) != 1:
+        return None
+    maps = ir.ArrayAttr(owner.attributes["indexing_maps"])
+    if any(not ir.AffineMapAttr(m).value.is_permutation or str(m) != str(maps[0]) for m in maps):
+        return None
+    source = owner.operands[0]
+    if source.owner.name != "iree_tensor_ext.dispatch.tensor.load" or len(list(value.uses)) != 1:
+        return None
+    block = owner.regions[0].blocks[0]
+    body = list(block.operations)[:-1]
+    if any(not o.operation.name.startswith("arith.") or block.arguments[1] in list(o.operands) for o in body):
+        return None  # reads its init, or a loop index
+    return source, owner
+
+
+def scatter_rows(op):
+    """(indices source, index generic or None, updates, original, store) of an iree_linalg_ext.scatter
+    that adds (or combines with arith ops) rows with a `row_block` into a 2-D tensor
+    loaded from and stored back to one binding; None for any other op."""
+    if op.name != "iree_linalg_ext.scatter" or len(op.operands) != 3 or len(op.results) != 1:
+        return None
+    updates, indices, original = op.operands
+    if str(op.attributes["dimension_map"]) != "array<i64: 0>":
+        return None
+    kinds = [ir.RankedTensorType(v.type) for v in (updates, indices, original)]
+    if not all(k.has_static_shape for k in kinds):
+        return None
+    if len(kinds[0].shape) != 2 or len(kinds[2].shape) != 2:
+        return None
+    (count, row), (_, width) = kinds[0].shape, kinds[2].shape
+    if width != row or not row_block(row) or list(kinds[1].shape) not in ([count], [count, 1]):
+        return None
+    if updates.owner.name != "iree_tensor_ext.dispatch.tensor.load":
+        return None
+    if original.owner.name != "iree_tensor_ext.dispatch.tensor.load":
+        return None
+    uses = list(op.results[0].uses)
+    if len(uses) != 1 or uses[0].owner.name != "iree_tensor_ext.dispatch.tensor.store":
+        return None
+    store = uses[0].owner
+    if store.operands[1] != original.owner.operands[0]:
+        return None
+    if not _only_arith(op.regions[0].blocks[0], 2):
+        return None
+    found = _elementwise_index_source(indices)
+    if found is None:
+        return None
+    return found[0], found[1], updates, original, store
+
+
+def _clone_into(ops, mapping: dict, vector_width: int | None = None) -> None:
+    """Builds copies of `ops` at the insertion point, their operands through `mapping` (which gains their
+    results); with `vector_width`, as ops on vectors of that width."""
+    for op in ops:
+        operands = [mapping.get(v, v) for v in op.operands]
+        results = [r.type for r in op.results]
+        if vector_width is not None:
+            results = [ir.VectorType.get([vector_width], t) for t in results]
+        attributes = build.attributes(op)
+        copy = ir.Operation.create(op.operation.name, results=results, operands=operands, attributes=attributes)
+        for old, new in zip(op.results, copy.results):
+            mapping[old] = new
+
+
+def _row_loop(op, source, generic, updates, original, store) -> None:
+    """Replaces the scatter by a loop over its update rows, each read and combined as one vector."""
+    count, width = ir.RankedTensorType(updates.type).shape
+    rows = ir.RankedTensorType(original.type).shape[0]
+    element = build.element(updates)
+    index_element = build.element(source)
+    text = _ROW_LOOP.format(
+        indices_type=source.type, updates_type=updates.type, original_type=original.type, count=count,
+        last=rows - 1, width=width, block=row_block(width), zero="0.0" if isinstance(element, ir.FloatType) else "0", element=element,
+        index_position="%i, %c0" if len(ir.RankedTensorType(source.type).shape) == 2 else "%i",
+        index_element=index_element, index_out=build.element(op.operands[1]),
+        vector_type=ir.VectorType.get([row_block(width)], element))
+    template = ir.parse(text, allow_unregistered_dialects=True)
+    function = next(o for o in template.body.operations if o.operation.name == "func.func")
+    entry = function.regions[0].blocks[0]
+    placed = list(entry.operations)[:-1]  # all but the return
+    for moved in placed:
+        moved.move_before(op)
+    for argument, value in zip(entry.arguments, (source, updates, original)):
+        argument.replace_all_uses_with(value)
+    holes = {o.name: o for o in ir.ops(placed[-1]) if o.name.startswith("oxla.scatter_")}
+    hole = holes["oxla.scatter_index"]
+    mapping = {}
+    with ir.InsertionPoint(hole), op.location:
+        if generic is not None:
+            body = generic.regions[0].blocks[0]
+            mapping[body.arguments[0]] = hole.operands[0]
+            _clone_into(list(body.operations)[:-1], mapping)
+            index = mapping.get(list(body.operations)[-1].operands[0], list(body.operations)[-1].operands[0])
+        else:
+            index = hole.operands[0]
+    hole.results[0].replace_all_uses_with(index)
+    hole.erase()
+    hole = holes["oxla.scatter_combine"]
+    body = op.regions[0].blocks[0]
+    mapping = {body.arguments[0]: hole.operands[0], body.arguments[1]: hole.operands[1]}
+    with ir.InsertionPoint(hole), op.location:
+        _clone_into(list(body.operations)[:-1], mapping, row_block(width))
+    combined = list(body.operations)[-1].operands[0]
+    hole.results[0].replace_all_uses_with(mapping[combined])
+    hole.erase()
+    hole = holes["oxla.scatter_store"]
+    store.move_before(hole)
+    store.operands[0] = hole.operands[0]
+    hole.erase()
+    op.erase()
+    if generic is not None:
+        generic.erase()
+
+
+@register_pass
+class VectorScatterRows(Pass):
+    """Runs row scatters (a scatter-add of rows, a segment sum) as a loop that reads each row as vectors."""
+
+    name = "oxla-llvmcpu-vector-scatter-rows"
+    anchor = "builtin.module"
+
+    def run(self, module) -> None:
+        """Rewrites each such scatter of the dispatches (module docstring)."""
+        for op in [o for o in ir.ops(module) if o.name == "iree_linalg_ext.scatter"]:
+            found = scatter_rows(op)
+            if found is not None:
+                _row_loop(op, *found)
