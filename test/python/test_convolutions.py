@@ -196,6 +196,14 @@ def grouped_reference(x, k, groups, strides=(1, 1)):
     return np.concatenate(parts, axis=1)[:, :, ::strides[0], ::strides[1]]
 
 
+def _assert_grouped_results(text: str, layout: str, x_shape, k_shape, groups: int, strides) -> None:
+    """The compiled program's output for random inputs is the float64 grouped convolution's."""
+    rng = np.random.default_rng(groups)
+    x, k = rng.standard_normal(x_shape).astype(np.float32), rng.standard_normal(k_shape).astype(np.float32)
+    want = grouped_reference(x.astype(np.float64), k.astype(np.float64), groups, strides)
+    np.testing.assert_allclose(_run_in_layout(text, layout, x, k), _in_layout(want, layout, 3), rtol=1e-5, atol=1e-4)
+
+
 @pytest.mark.parametrize("layout", ["nhwc", "nchw"])
 @pytest.mark.parametrize("x_shape, k_shape, groups, strides", [
     ((1, 32, 7, 7), (32, 8, 3, 3), 4, (1, 1)),
@@ -209,10 +217,7 @@ def test_grouped_convolutions_run_per_group(layout, x_shape, k_shape, groups, st
     assert not ir.verify(module)
     convolutions = [op for op in ir.ops(module) if op.name == "stablehlo.convolution"]
     assert len(convolutions) == groups and all("feature_group_count = 1 " in str(op) for op in convolutions)
-    rng = np.random.default_rng(groups)
-    x, k = rng.standard_normal(x_shape).astype(np.float32), rng.standard_normal(k_shape).astype(np.float32)
-    want = grouped_reference(x.astype(np.float64), k.astype(np.float64), groups, strides)
-    np.testing.assert_allclose(_run_in_layout(text, layout, x, k), _in_layout(want, layout, 3), rtol=1e-5, atol=1e-4)
+    _assert_grouped_results(text, layout, x_shape, k_shape, groups, strides)
 
 
 def test_bf16_grouped_convolutions_run_per_group():
@@ -260,10 +265,7 @@ def _tap_sums(text: str) -> list[str]:
 def test_grouped_convolutions_run_as_tap_sums(layout, x_shape, k_shape, groups, strides):
     text = grouped_convolution(x_shape, k_shape, groups, layout, strides=strides)
     assert len(_tap_sums(text)) == 9  # one channel sum per tap of the 3x3 kernel
-    rng = np.random.default_rng(groups)
-    x, k = rng.standard_normal(x_shape).astype(np.float32), rng.standard_normal(k_shape).astype(np.float32)
-    want = grouped_reference(x.astype(np.float64), k.astype(np.float64), groups, strides)
-    np.testing.assert_allclose(_run_in_layout(text, layout, x, k), _in_layout(want, layout, 3), rtol=1e-5, atol=1e-4)
+    _assert_grouped_results(text, layout, x_shape, k_shape, groups, strides)
 
 
 def test_bf16_tap_sums_add_in_f32():
