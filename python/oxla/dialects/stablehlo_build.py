@@ -159,6 +159,12 @@ def convert(value, element_type):
     return one("stablehlo.convert", tensor(shape(value), element_type), value)
 
 
+def summing_type(element_type):
+    """The type sums of `element_type` floats are taken in, as XLA's dots take them: f32 for narrower
+    floats (bf16, f16), else the type itself."""
+    return ir.F32Type.get() if ir.FloatType(element_type).width < 32 else element_type
+
+
 def compare(lhs, rhs, direction: str, kind: str):
     """stablehlo.compare of two tensors of one type (direction LT, EQ, ...; kind SIGNED, TOTALORDER, ...):
     an i1 tensor of their shape."""

@@ -281,11 +281,6 @@ def tapped(op) -> bool:
             and math.prod(build.shape(conv.rhs)[d] for d in kernel_spatial) <= MAX_GROUP_TAPS)
 
 
-def _wide(element):
-    """The element type the tap sums compute in: f32 for narrower floats, else `element`."""
-    return ir.F32Type.get() if ir.FloatType(element).width < 32 else element
-
-
 def _tap_sums(op):
     """`op` as the sum over its kernel taps of each tap's products summed over the group's channels."""
     conv = ConvolutionOp(op)
@@ -294,7 +289,7 @@ def _tap_sums(op):
     rank = len(in_spatial)
     groups, channels = _groups(op)
     result = op.results[0]
-    wide = _wide(build.element(result))
+    wide = build.summing_type(build.element(result))
     x = build.convert(build.transpose(conv.lhs, [numbers.input_batch_dimension, *in_spatial,
                                                  numbers.input_feature_dimension]), wide)
     zero = build.splat(0, build.tensor([], wide))

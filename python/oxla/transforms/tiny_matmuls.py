@@ -92,7 +92,7 @@ def _terms_summed(op):
     _, _, lhs_free, rhs_free = _sizes(op)
     result = op.results[0]
     element = build.element(result)
-    wide = ir.F32Type.get() if ir.FloatType(element).width < 32 else element
+    wide = build.summing_type(element)
     a = _as_matrices(lhs, lhs_batch, lhs_free, lhs_sum, wide)  # [B..., M, K]
     b = _as_matrices(rhs, rhs_batch, rhs_sum, rhs_free, wide)  # [B..., K, N]
     batch = build.shape(a)[:-2]
