@@ -6,8 +6,8 @@ when the result matrices have at most MAX_SMALL_OUTPUTS elements): 65536
 rotations or 4x4 transforms at once, many small heads. IREE's data tiling
 packs each operand into 8x8 (AVX2) or 16x16 tiles and runs one tiny
 matmul per batch element, most of it padding: on an AVX2 Zen 3, 65536
-products of 4x4 by 4x4 took 4.3-4.8 ms (XLA 0.6 ms), 3x3 3.9-4.2 ms (XLA
-0.7), 2x2 1.8-2.6 ms (XLA 0.25-0.3), 8x8 1.8 ms (XLA 1.0-1.4).
+products of 4x4 by 4x4 took 4.3-4.8 ms (XLA 0.6-0.7 ms), 3x3 3.9-4.2 ms (XLA
+0.7-0.85), 2x2 1.8-2.6 ms (XLA 0.24-0.32), 8x8 1.8 ms (XLA 1.0-1.5).
 
 The product is written as K terms, lhs[..., :, k] broadcast along the
 result's columns times rhs[..., k, :] broadcast along its rows, added in
@@ -37,7 +37,7 @@ MAX_SMALL_OUTPUTS = 64
 
 def _sizes(op) -> tuple[list[int], list[int], list[int], list[int]] | None:
     """(lhs batch, lhs contracting, lhs free, rhs free) dimensions of a batched dot_general of static
-    float shapes, the rhs's own batch and contracting ones in the same order; None for any other op."""
+    float shapes; None for any other op."""
     if op.name != "stablehlo.dot_general":
         return None
     dims = contraction_dims(op)
