@@ -378,17 +378,16 @@ def _clone_into(ops, mapping: dict, vector_width: int | None = None) -> None:
             mapping[old] = new
 
 
-def _row_loop(op, source, generic, updates, original, store) -> None:
-    """Replaces the scatter by a loop over its update rows, each read and combined as one vector."""
+def _placed_loop(op, source, updates, original) -> dict:
+    """Builds _ROW_LOOP for the scatter just before it, over its operands; its holes by name."""
     count, width = ir.RankedTensorType(updates.type).shape
-    rows = ir.RankedTensorType(original.type).shape[0]
     element = build.element(updates)
-    index_element = build.element(source)
     text = _ROW_LOOP.format(
         indices_type=source.type, updates_type=updates.type, original_type=original.type, count=count,
-        last=rows - 1, width=width, block=row_block(width), zero="0.0" if isinstance(element, ir.FloatType) else "0", element=element,
+        last=ir.RankedTensorType(original.type).shape[0] - 1, width=width, block=row_block(width),
+        zero="0.0" if isinstance(element, ir.FloatType) else "0", element=element,
         index_position="%i, %c0" if len(ir.RankedTensorType(source.type).shape) == 2 else "%i",
-        index_element=index_element, index_out=build.element(op.operands[1]),
+        index_element=build.element(source), index_out=build.element(op.operands[1]),
         vector_type=ir.VectorType.get([row_block(width)], element))
     template = ir.parse(text, allow_unregistered_dialects=True)
     function = next(o for o in template.body.operations if o.operation.name == "func.func")
@@ -398,27 +397,29 @@ def _row_loop(op, source, generic, updates, original, store) -> None:
         moved.move_before(op)
     for argument, value in zip(entry.arguments, (source, updates, original)):
         argument.replace_all_uses_with(value)
-    holes = {o.name: o for o in ir.ops(placed[-1]) if o.name.startswith("oxla.scatter_")}
-    hole = holes["oxla.scatter_index"]
-    mapping = {}
-    with ir.InsertionPoint(hole), op.location:
-        if generic is not None:
-            body = generic.regions[0].blocks[0]
-            mapping[body.arguments[0]] = hole.operands[0]
-            _clone_into(list(body.operations)[:-1], mapping)
-            index = mapping.get(list(body.operations)[-1].operands[0], list(body.operations)[-1].operands[0])
-        else:
-            index = hole.operands[0]
-    hole.results[0].replace_all_uses_with(index)
+    return {o.name: o for o in ir.ops(placed[-1]) if o.name.startswith("oxla.scatter_")}
+
+
+def _fill(hole, block, vector_width: int | None = None) -> None:
+    """Replaces a hole by `block`'s computation (none: its first operand) over the hole's operands."""
+    if block is None:
+        value = hole.operands[0]
+    else:
+        body = list(block.operations)
+        mapping = dict(zip(block.arguments, hole.operands))
+        with ir.InsertionPoint(hole), hole.location:
+            _clone_into(body[:-1], mapping, vector_width)
+        value = mapping.get(body[-1].operands[0], body[-1].operands[0])
+    hole.results[0].replace_all_uses_with(value)
     hole.erase()
-    hole = holes["oxla.scatter_combine"]
-    body = op.regions[0].blocks[0]
-    mapping = {body.arguments[0]: hole.operands[0], body.arguments[1]: hole.operands[1]}
-    with ir.InsertionPoint(hole), op.location:
-        _clone_into(list(body.operations)[:-1], mapping, row_block(width))
-    combined = list(body.operations)[-1].operands[0]
-    hole.results[0].replace_all_uses_with(mapping[combined])
-    hole.erase()
+
+
+def _row_loop(op, source, generic, updates, original, store) -> None:
+    """Replaces the scatter by a loop over its update rows, each read and combined as vectors."""
+    holes = _placed_loop(op, source, updates, original)
+    _fill(holes["oxla.scatter_index"], generic.regions[0].blocks[0] if generic is not None else None)
+    width = ir.RankedTensorType(updates.type).shape[1]
+    _fill(holes["oxla.scatter_combine"], op.regions[0].blocks[0], row_block(width))
     hole = holes["oxla.scatter_store"]
     store.move_before(hole)
     store.operands[0] = hole.operands[0]
