@@ -159,6 +159,11 @@ def convert(value, element_type):
     return one("stablehlo.convert", tensor(shape(value), element_type), value)
 
 
+def barrier(values: list) -> list:
+    """`values` through one stablehlo.optimization_barrier, which IREE neither fuses across nor folds."""
+    return list(create("stablehlo.optimization_barrier", [v.type for v in values], values))
+
+
 def summing_type(element_type):
     """The type sums of `element_type` floats are taken in, as XLA's dots take them: f32 for narrower
     floats (bf16, f16), else the type itself."""

@@ -829,10 +829,6 @@ def _widened(op, wide_operands: bool):
     f32 = ir.F32Type.get()
     operands = list(op.operands)[:2]
     if wide_operands:
-        operands = build.create("stablehlo.optimization_barrier",
-                                [build.tensor(build.shape(v), f32) for v in operands],
-                                [build.one("stablehlo.convert", build.tensor(build.shape(v), f32), v)
-                                 for v in operands])
+        operands = build.barrier([build.convert(v, f32) for v in operands])
     sums = build.one(op.name, build.tensor(build.shape(op.results[0]), f32), *operands, **build.attributes(op))
-    result = op.results[0].type
-    return sums if sums.type == result else build.one("stablehlo.convert", result, sums)
+    return build.convert(sums, build.element(op.results[0]))

@@ -76,7 +76,7 @@ def _comparator(block, element_type) -> None:
         ir.Operation.create("stablehlo.return", operands=[before])
 
 
-def sorted_top_k(values, k: int, index_element):
+def _sorted_top_k(values, k: int, index_element):
     """(values, indices) of top_k over `values` as iota + sort + slices, built at the insertion point."""
     values_type = ir.RankedTensorType(values.type)
     shape, element = list(values_type.shape), values_type.element_type
@@ -94,14 +94,13 @@ def sorted_top_k(values, k: int, index_element):
     _comparator(block, element)
     # IREE turns sort-then-slice into its own top-k, which keeps only the first comparison (ties in the
     # wrong order); a barrier between the two keeps the whole comparator.
-    barrier = build.create("stablehlo.optimization_barrier", [values_type, index_type], list(sort.results))
-    return [build.slice_to(sorted_value, shape[:-1] + [k]) for sorted_value in barrier]
+    return [build.slice_to(sorted_value, shape[:-1] + [k]) for sorted_value in build.barrier(list(sort.results))]
 
 
 def legalize(op) -> None:
     """Replaces one chlo.top_k by iota + sort + slices."""
     index_element = ir.RankedTensorType(op.results[1].type).element_type
-    build.replace(op, lambda o: sorted_top_k(o.operands[0], _k_of(o), index_element))
+    build.replace(op, lambda o: _sorted_top_k(o.operands[0], _k_of(o), index_element))
 
 
 def _integer(width: int):
@@ -213,7 +212,7 @@ def _materialized(value):
     """`value` behind an optimization barrier, so that IREE writes it out rather than fusing the ops that
     compute it into the top-k reading it, whose input it then keeps on the stack (over its 64 KiB limit
     for 64 rows of 256 chunk maxima)."""
-    return build.create("stablehlo.optimization_barrier", [value.type], [value])[0]
+    return build.barrier([value])[0]
 
 
 def _top_positions(keys, k: int):
