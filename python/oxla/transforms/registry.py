@@ -38,6 +38,7 @@ _NAME = re.compile(r"^oxla(-[a-z0-9]+)+$")
 BUILTIN_PASS_MODULES = (
     "oxla.transforms.stats",
     "oxla.transforms.bindings",
+    "oxla.transforms.host_loops",
     "oxla.transforms.dce",
     "oxla.transforms.locations",
     "oxla.transforms.scatter",

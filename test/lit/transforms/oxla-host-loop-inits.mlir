@@ -1,0 +1,48 @@
+// Host loops of a one-device module: a carried tensor that starts as a constant is moved to the module's
+// device first, and one that starts as an argument has its import consumed (and moved), so that IREE's
+// stream phase updates them in place instead of copying them every trip. Starts already moved to the
+// device, and modules without a default device, are left alone.
+// RUN: oxla-opt %s -p 'builtin.module(oxla-host-loop-inits)' --split-input-file | FileCheck %s
+
+// CHECK-LABEL: util.func public @scan
+// CHECK:         %[[CST:.*]] = arith.constant dense<0.000000e+00> : tensor<4x8xf32>
+// CHECK:         %[[IN:.*]] = hal.tensor.import consume %arg0 "input0"
+// CHECK:         %[[D:.*]] = flow.tensor.transfer %[[CST]] : tensor<4x8xf32> to #hal.device.affinity<@__device_0>
+// CHECK:         %[[ZEROS:.*]] = flow.tensor.transfer %[[CST]] : tensor<4x8xf32> to #hal.device.affinity<@__device_0>
+// CHECK:         %[[X:.*]] = flow.tensor.transfer %[[IN]] : tensor<4x8xf32> to #hal.device.affinity<@__device_0>
+// CHECK:         scf.for %{{.*}} iter_args(%{{.*}} = %[[ZEROS]], %{{.*}} = %[[X]], %{{.*}} = %[[D]])
+module attributes {stream.affinity.default = #hal.device.affinity<@__device_0>} {
+  util.func public @scan(%arg0: !hal.buffer_view) -> !hal.buffer_view {
+    %c0 = arith.constant 0 : i32
+    %c4 = arith.constant 4 : i32
+    %c1 = arith.constant 1 : i32
+    %zeros = arith.constant dense<0.0> : tensor<4x8xf32>
+    %in = hal.tensor.import %arg0 "input0" : !hal.buffer_view -> tensor<4x8xf32>
+    %d = flow.tensor.transfer %zeros : tensor<4x8xf32> to #hal.device.affinity<@__device_0>
+    %r:3 = scf.for %i = %c0 to %c4 step %c1 iter_args(%a = %zeros, %b = %in, %e = %d) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) : i32 {
+      scf.yield %b, %a, %e : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+    }
+    %out = hal.tensor.export %r#0 "output0" : tensor<4x8xf32> -> !hal.buffer_view
+    util.return %out : !hal.buffer_view
+  }
+}
+
+// -----
+
+// CHECK-LABEL: util.func public @no_default_device
+// CHECK-NOT:     flow.tensor.transfer
+// CHECK-NOT:     consume
+module {
+  util.func public @no_default_device(%arg0: !hal.buffer_view) -> !hal.buffer_view {
+    %c0 = arith.constant 0 : i32
+    %c4 = arith.constant 4 : i32
+    %c1 = arith.constant 1 : i32
+    %zeros = arith.constant dense<0.0> : tensor<4x8xf32>
+    %in = hal.tensor.import %arg0 "input0" : !hal.buffer_view -> tensor<4x8xf32>
+    %r:2 = scf.for %i = %c0 to %c4 step %c1 iter_args(%a = %zeros, %b = %in) -> (tensor<4x8xf32>, tensor<4x8xf32>) : i32 {
+      scf.yield %b, %a : tensor<4x8xf32>, tensor<4x8xf32>
+    }
+    %out = hal.tensor.export %r#0 "output0" : tensor<4x8xf32> -> !hal.buffer_view
+    util.return %out : !hal.buffer_view
+  }
+}

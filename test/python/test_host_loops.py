@@ -1,0 +1,155 @@
+"""oxla-host-loop-inits and the loop-invariant code motion after it: host loops (a scan, a fori_loop, a
+while_loop) update their carried tensors in place, with the results of the loops as written."""
+
+import re
+
+import numpy as np
+import pytest
+
+from oxla import ir, runtime
+from oxla.pipelines import compile
+
+ROWS, WIDTH = 64, 32
+STACK_BYTES = ROWS * WIDTH * 4
+
+
+def _scan(start: str, limit: str = "") -> str:
+    """@main: c = 0.5 c + x[i] over the rows of x, each c written into row i of a stack that starts as
+    `start`: "zeros", or "argument" (%s0); `limit` adds an exit once c[0] passes it (a while loop)."""
+    t, row, stack = f"tensor<{WIDTH}xf32>", f"tensor<1x{WIDTH}xf32>", f"tensor<{ROWS}x{WIDTH}xf32>"
+    exit_test = "" if not limit else f"""
+      %first = stablehlo.slice %c [0:1] : ({t}) -> tensor<1xf32>
+      %f = stablehlo.reshape %first : (tensor<1xf32>) -> tensor<f32>
+      %cap = stablehlo.constant dense<{limit}> : tensor<f32>
+      %small = stablehlo.compare LT, %f, %cap, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %go = stablehlo.and %lt, %small : tensor<i1>"""
+    signature, init = (f", %s0: {stack}", "%s0") if start == "argument" else ("", "%zeros")
+    return f"""func.func @main(%x: {stack}{signature}) -> {stack} {{
+  %zero = stablehlo.constant dense<0.0> : {t}
+  %zeros = stablehlo.constant dense<0.0> : {stack}
+  %i0 = stablehlo.constant dense<0> : tensor<i32>
+  %r:3 = stablehlo.while(%i = %i0, %c = %zero, %s = {init}) : tensor<i32>, {t}, {stack}
+    cond {{
+      %n = stablehlo.constant dense<{ROWS}> : tensor<i32>
+      %lt = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>{exit_test}
+      stablehlo.return {"%go" if limit else "%lt"} : tensor<i1>
+    }} do {{
+      %z = stablehlo.constant dense<0> : tensor<i32>
+      %xi = stablehlo.dynamic_slice %x, %i, %z, sizes = [1, {WIDTH}] : ({stack}, tensor<i32>, tensor<i32>) -> {row}
+      %v = stablehlo.reshape %xi : ({row}) -> {t}
+      %half = stablehlo.constant dense<0.5> : {t}
+      %m = stablehlo.multiply %c, %half : {t}
+      %c2 = stablehlo.add %m, %v : {t}
+      %c2r = stablehlo.reshape %c2 : ({t}) -> {row}
+      %s2 = stablehlo.dynamic_update_slice %s, %c2r, %i, %z : ({stack}, {row}, tensor<i32>, tensor<i32>) -> {stack}
+      %one = stablehlo.constant dense<1> : tensor<i32>
+      %i2 = stablehlo.add %i, %one : tensor<i32>
+      stablehlo.return %i2, %c2, %s2 : tensor<i32>, {t}, {stack}
+    }}
+  return %r#2 : {stack}
+}}
+"""
+
+
+ZEROS = _scan("zeros")
+FROM_ARGUMENT = _scan("argument")
+
+
+def _expected(x: np.ndarray, stack: np.ndarray, limit: float | None = None) -> np.ndarray:
+    """The scan in numpy, in f32 as the program computes it."""
+    out, c = stack.copy(), np.zeros(WIDTH, np.float32)
+    for i in range(ROWS):
+        c = c * np.float32(0.5) + x[i]
+        out[i] = c
+        if limit is not None and not c[0] < limit:
+            break
+    return out
+
+
+def _whole_copies(text: str, **options) -> int:
+    """How many commands of @main copy a buffer the stack's size, compiled to the end of `stream`."""
+    streamed = ir.to_text(compile(text, compile_to="stream", **options))
+    main = streamed.split("util.func public @main")[1].split("util.func public")[0]
+    return len(re.findall(rf"stream\.cmd\.copy [^\n]*, %c{STACK_BYTES} :", main))
+
+
+def _inputs(seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    return (rng.standard_normal((ROWS, WIDTH)).astype(np.float32),
+            rng.standard_normal((ROWS, WIDTH)).astype(np.float32))
+
+
+def test_a_scan_into_zeros_writes_its_stack_in_place():
+    assert _whole_copies(ZEROS) == 0
+    assert _whole_copies(ZEROS, disable_passes=["oxla-host-loop-inits"]) >= 1  # IREE alone: a copy per trip
+    x, _ = _inputs()
+    got = runtime.load(compile(ZEROS)).main(x)
+    np.testing.assert_array_equal(got, _expected(x, np.zeros((ROWS, WIDTH), np.float32)))
+
+
+def test_a_loop_over_an_argument_updates_it_in_place_and_the_callers_array_stays():
+    assert _whole_copies(FROM_ARGUMENT) == 0
+    assert _whole_copies(FROM_ARGUMENT, disable_passes=["oxla-host-loop-inits"]) >= 1
+    module = runtime.load(compile(FROM_ARGUMENT), device="local-sync")
+    assert module.main._vm_function.reflection["oxla.written_arguments"] == "1"  # so oxla.runtime copies it
+    x, stack = _inputs(1)
+    kept = stack.copy()
+    for _ in range(2):  # the second call sees the same arguments
+        np.testing.assert_array_equal(module.main(x, stack), _expected(x, kept))
+        np.testing.assert_array_equal(stack, kept)
+
+
+def test_a_while_loop_with_a_data_dependent_exit():
+    text = _scan("zeros", limit="2.5")
+    assert _whole_copies(text) == 0
+    x, _ = _inputs(2)
+    x[:, 0] = np.abs(x[:, 0])  # c[0] grows past the limit partway
+    want = _expected(x, np.zeros((ROWS, WIDTH), np.float32), limit=2.5)
+    assert 0 < np.count_nonzero(want.any(axis=1)) < ROWS  # the exit is taken before the last row
+    np.testing.assert_array_equal(runtime.load(compile(text)).main(x), want)
+
+
+RECURRENCE = """func.func @main(%w: tensor<64x64xf32>, %h0: tensor<8x64xf32>) -> tensor<8x64xf32> {
+  %i0 = stablehlo.constant dense<0> : tensor<i32>
+  %r:2 = stablehlo.while(%i = %i0, %h = %h0) : tensor<i32>, tensor<8x64xf32>
+    cond {
+      %n = stablehlo.constant dense<16> : tensor<i32>
+      %lt = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %lt : tensor<i1>
+    } do {
+      %p = stablehlo.dot_general %h, %w, contracting_dims = [1] x [0] : (tensor<8x64xf32>, tensor<64x64xf32>) -> tensor<8x64xf32>
+      %h2 = stablehlo.tanh %p : tensor<8x64xf32>
+      %one = stablehlo.constant dense<1> : tensor<i32>
+      %i2 = stablehlo.add %i, %one : tensor<i32>
+      stablehlo.return %i2, %h2 : tensor<i32>, tensor<8x64xf32>
+    }
+  return %r#1 : tensor<8x64xf32>
+}
+"""
+
+
+def _encodes_in_loop(**options) -> int:
+    """How many `flow.tensor.encode`s (data tiling's packs) @main's loop runs every trip."""
+    flow = ir.to_text(compile(RECURRENCE, compile_to="flow", **options))
+    main = flow.split("util.func public @main")[1]
+    loop = main[main.index("scf.for"):main.index("scf.yield")]
+    return loop.count("flow.tensor.encode")
+
+
+def test_loop_invariant_packs_move_out_of_the_loop():
+    assert _encodes_in_loop() == 1  # the carried state's; the matrix is packed once, before the loop
+    assert _encodes_in_loop(disable_passes=["loop-invariant-code-motion"]) == 2
+    rng = np.random.default_rng(3)
+    w, h = (rng.standard_normal((64, 64)) * 0.1).astype(np.float32), rng.standard_normal((8, 64)).astype(np.float32)
+    want = h.astype(np.float64)
+    for _ in range(16):
+        want = np.tanh(want @ w)
+    np.testing.assert_allclose(runtime.load(compile(RECURRENCE)).main(w, h), want, rtol=2e-5, atol=2e-5)
+
+
+def test_vulkan_runs_the_scan_where_it_exists():
+    if not any(d.name == "vulkan" and d.available for d in runtime.devices()):
+        pytest.skip("no vulkan device on this machine")
+    x, _ = _inputs(4)
+    got = runtime.load(compile(ZEROS, target="vulkan-spirv"), device="vulkan").main(x)
+    np.testing.assert_allclose(got, _expected(x, np.zeros((ROWS, WIDTH), np.float32)), rtol=1e-6, atol=1e-6)
