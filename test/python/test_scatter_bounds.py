@@ -69,3 +69,51 @@ def test_guarded_scatters_no_longer_promise_unique_indices():
     module = ir.parse(text)
     transforms.run(module, "builtin.module(oxla-canonicalize-scatter,oxla-guard-scatter-indices)")
     assert "unique_indices = true" not in ir.to_text(module)  # two dropped updates now meet at index 0
+
+
+ONE_UPDATE = {"set": lambda x, i, v: x.at[i].set(v), "add": lambda x, i, v: x.at[i].add(v),
+              "max": lambda x, i, v: x.at[i].max(v), "mul": lambda x, i, v: x.at[i].multiply(v)}
+
+
+@pytest.mark.parametrize("update", sorted(ONE_UPDATE))
+@pytest.mark.parametrize("index", [0, 9, -1, -10, 10, -11, 2**31 - 1])
+def test_one_row_in_or_out_of_range(update, index):
+    x = np.arange(40, dtype=np.float32).reshape(10, 4)
+    v = np.arange(4, dtype=np.float32) + 100
+    got, want = _run_both(ONE_UPDATE[update], x, np.int32(index), v)
+    np.testing.assert_array_equal(got[0], want[0])
+
+
+@pytest.mark.parametrize("at", [(2, 3), (5, 6), (6, 0), (0, 7), (-1, -1), (-7, 2)])
+def test_one_point_of_a_3d_array(at):
+    x = np.arange(6 * 7 * 4, dtype=np.float32).reshape(6, 7, 4)
+    v = -np.arange(4, dtype=np.float32)
+    got, want = _run_both(lambda x, i, j, v: x.at[i, j].add(v), x, np.int32(at[0]), np.int32(at[1]), v)
+    np.testing.assert_array_equal(got[0], want[0])
+
+
+@pytest.mark.parametrize("start", [0, 3, 4, 5, -2])
+def test_one_window_of_several_rows(start):
+    # x.at[i:i+2] with a traced i is a dynamic_update_slice in JAX; a scatter of a 2-row window is built here
+    x = np.arange(24, dtype=np.float32).reshape(6, 4)
+    v = np.full((2, 4), -1.0, np.float32)
+
+    def fn(x, i, v):
+        numbers = jax.lax.ScatterDimensionNumbers(update_window_dims=(0, 1), inserted_window_dims=(),
+                                                  scatter_dims_to_operand_dims=(0,))
+        return jax.lax.scatter(x, i.reshape(1), v, numbers, mode=jax.lax.GatherScatterMode.FILL_OR_DROP)
+
+    got, want = _run_both(fn, x, np.int32(start), v)
+    np.testing.assert_array_equal(got[0], want[0])
+
+
+def test_one_update_is_a_slice_update_not_a_copy():
+    x = np.zeros((10, 4), np.float32)
+    for update in ("set", "max"):
+        text = jax.jit(ONE_UPDATE[update]).lower(x, np.int32(3), np.ones(4, np.float32)).as_text()
+        module = ir.parse(text)
+        transforms.run(module, "builtin.module(oxla-canonicalize-scatter,oxla-guard-scatter-indices)")
+        assert not ir.verify(module)
+        printed = ir.to_text(module)
+        assert "stablehlo.pad" not in printed and "stablehlo.dynamic_update_slice" in printed
+        assert printed.count("\"stablehlo.scatter\"(") == (update != "set")  # max: its body over the window
