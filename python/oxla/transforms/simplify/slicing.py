@@ -114,6 +114,26 @@ def concatenate_drop_empty(op, rw) -> bool:
     return replace_built(op, rw, lambda: shlo.concatenate(kept, dimension=axis))
 
 
+@rule("stablehlo.concatenate", family=FAMILY)
+def concatenate_of_concatenate(op, rw) -> bool:
+    """concatenate of a concatenate along the same dimension that nothing else reads -> one concatenate of
+    all their operands (exact: the same elements in the same order; the inner result is not written out
+    and copied again, as IREE does for each concatenate)."""
+    inputs = list(op.inputs)
+    axis = op.dimension
+    spliced, changed = [], False
+    for v in inputs:
+        inner = defining(v, "stablehlo.concatenate")
+        if inner is not None and inner.dimension == axis and len(list(v.uses)) == 1:
+            spliced.extend(inner.inputs)
+            changed = True
+        else:
+            spliced.append(v)
+    if not changed or not _movable(*spliced, op.results[0]):
+        return False
+    return replace_built(op, rw, lambda: shlo.concatenate(spliced, dimension=axis))
+
+
 @rule("stablehlo.pad", family=FAMILY)
 def pad_zero(op, rw) -> bool:
     """pad with no edge or interior padding -> its operand (exact: no element added or removed)."""

@@ -121,6 +121,33 @@ func.func @concatenate_two(%x: tensor<2xf32>, %y: tensor<3xf32>) -> tensor<5xf32
 
 // -----
 
+// rule: concatenate_of_concatenate applies
+// CHECK-LABEL: func.func @concatenate_of_concatenate
+// CHECK-NEXT:    %[[C:.*]] = stablehlo.concatenate %arg0, %arg1, %arg2, dim = 1 : (tensor<2x1xf32>, tensor<2x2xf32>, tensor<2x3xf32>) -> tensor<2x6xf32>
+// CHECK-NEXT:    return %[[C]]
+func.func @concatenate_of_concatenate(%x: tensor<2x1xf32>, %y: tensor<2x2xf32>, %z: tensor<2x3xf32>) -> tensor<2x6xf32> {
+  %a = stablehlo.concatenate %x, %y, dim = 1 : (tensor<2x1xf32>, tensor<2x2xf32>) -> tensor<2x3xf32>
+  %r = stablehlo.concatenate %a, %z, dim = 1 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x6xf32>
+  return %r : tensor<2x6xf32>
+}
+
+// -----
+
+// rule: concatenate_of_concatenate keeps
+// CHECK-LABEL: func.func @concatenate_of_concatenate_read_twice
+// CHECK-NEXT:    %[[A:.*]] = stablehlo.concatenate %arg0, %arg1, dim = 0
+// CHECK-NEXT:    %[[R:.*]] = stablehlo.concatenate %[[A]], %arg1, dim = 0
+// CHECK-NEXT:    %[[S:.*]] = stablehlo.concatenate %arg1, %[[A]], dim = 0
+// CHECK-NEXT:    return %[[R]], %[[S]], %[[A]]
+func.func @concatenate_of_concatenate_read_twice(%x: tensor<1x2xi8>, %y: tensor<2x2xi8>) -> (tensor<5x2xi8>, tensor<5x2xi8>, tensor<3x2xi8>) {
+  %a = stablehlo.concatenate %x, %y, dim = 0 : (tensor<1x2xi8>, tensor<2x2xi8>) -> tensor<3x2xi8>
+  %r = stablehlo.concatenate %a, %y, dim = 0 : (tensor<3x2xi8>, tensor<2x2xi8>) -> tensor<5x2xi8>
+  %s = stablehlo.concatenate %y, %a, dim = 0 : (tensor<2x2xi8>, tensor<3x2xi8>) -> tensor<5x2xi8>
+  return %r, %s, %a : tensor<5x2xi8>, tensor<5x2xi8>, tensor<3x2xi8>
+}
+
+// -----
+
 // rule: concatenate_drop_empty applies
 // CHECK-LABEL: func.func @concatenate_drop_empty
 // CHECK-NEXT:    %[[C:.*]] = stablehlo.concatenate %arg0, %arg2, dim = 1 : (tensor<2x1xi1>, tensor<2x2xi1>) -> tensor<2x3xi1>
