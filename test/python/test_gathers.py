@@ -1,5 +1,6 @@
 """oxla-llvmcpu-contiguous-gathers: gathers of rows read their row index inside the body, so the
-vectorizer loads rows as vectors; the results are the gather's."""
+vectorizer loads rows as vectors; oxla-llvmcpu-unflatten-gathers: gathers IREE collapsed into one loop
+get their loops back; the results are the gather's."""
 
 import numpy as np
 import pytest
@@ -94,3 +95,58 @@ def test_start_indices_are_clamped_into_the_operand():
     clamped = np.clip(starts, 0, [8, 9])
     want = np.stack([x[r:r + 2, c:c + 3] for r, c in clamped])
     np.testing.assert_array_equal(got, want)
+
+
+def batch_row_gather(batch: int, rows: int, width: int, picks: int) -> str:
+    """@main(x, ids) = x[b, ids[b, j]] for each batch b (a gather of [batch, picks] rows of `width`)."""
+    x, ids, out = (f"tensor<{batch}x{rows}x{width}xf32>", f"tensor<{batch}x{picks}xi32>",
+                   f"tensor<{batch}x{picks}x{width}xf32>")
+    pairs = f"tensor<{batch}x{picks}x2xi32>"
+    return (f"func.func @main(%x: {x}, %i: {ids}) -> {out} {{\n"
+            f"  %b = stablehlo.iota dim = 0 : {ids}\n"
+            f"  %b1 = stablehlo.reshape %b : ({ids}) -> tensor<{batch}x{picks}x1xi32>\n"
+            f"  %i1 = stablehlo.reshape %i : ({ids}) -> tensor<{batch}x{picks}x1xi32>\n"
+            f"  %bi = stablehlo.concatenate %b1, %i1, dim = 2 : (tensor<{batch}x{picks}x1xi32>, "
+            f"tensor<{batch}x{picks}x1xi32>) -> {pairs}\n"
+            f"  %0 = \"stablehlo.gather\"(%x, %bi) <{{dimension_numbers = #stablehlo.gather<offset_dims = [2], "
+            f"collapsed_slice_dims = [0, 1], start_index_map = [0, 1], index_vector_dim = 2>, "
+            f"slice_sizes = array<i64: 1, 1, {width}>}}> : ({x}, {pairs}) -> {out}\n"
+            f"  return %0 : {out}\n}}\n")
+
+
+def _flattened(module) -> list:
+    """The gathering generics of the module that run one loop."""
+    return [g for g in _gathering_generics(module) if len(ir.ArrayAttr(g.attributes["iterator_types"])) == 1]
+
+
+def test_collapsed_gathers_get_their_loops_back():
+    text = batch_row_gather(4, 32, 48, 8)
+    assert _flattened(compile(text, compile_to="executable-sources", disable_passes=["oxla-llvmcpu-unflatten-gathers"]))
+    kept = compile(text, compile_to="executable-sources")
+    assert not _flattened(kept)
+    loops = [len(ir.ArrayAttr(g.attributes["iterator_types"])) for g in _gathering_generics(kept)]
+    assert loops == [3]
+
+
+@pytest.mark.parametrize("batch, rows, width, picks", [(4, 32, 48, 8), (3, 10, 7, 5), (2, 64, 256, 64)])
+def test_batch_row_gathers_give_the_rows(batch, rows, width, picks):
+    rng = np.random.default_rng(batch * rows + width)
+    x = rng.standard_normal((batch, rows, width)).astype(np.float32)
+    ids = rng.integers(-3, rows + 3, (batch, picks)).astype(np.int32)  # out-of-range rows clamp
+    got = runtime.load(compile(batch_row_gather(batch, rows, width, picks))).main(x, ids)
+    want = x[np.arange(batch)[:, None], np.clip(ids, 0, rows - 1)]
+    np.testing.assert_array_equal(got, want)
+
+
+def test_a_padding_gather_over_two_middle_dimensions():
+    reflect = np.array([2, 1] + list(range(12)) + [10, 9], np.int32)
+    hw = np.stack(np.broadcast_arrays(reflect[:, None], reflect[None, :]), -1).astype(np.int32)  # [16, 16, 2]
+    text = """func.func @main(%x: tensor<2x12x12x8xf32>, %i: tensor<16x16x2xi32>) -> tensor<2x16x16x8xf32> {
+  %0 = "stablehlo.gather"(%x, %i) <{dimension_numbers = #stablehlo.gather<offset_dims = [0, 3], collapsed_slice_dims = [1, 2], start_index_map = [1, 2], index_vector_dim = 2>, slice_sizes = array<i64: 2, 1, 1, 8>}> : (tensor<2x12x12x8xf32>, tensor<16x16x2xi32>) -> tensor<2x16x16x8xf32>
+  return %0 : tensor<2x16x16x8xf32>
+}
+"""
+    assert not _flattened(compile(text, compile_to="executable-sources"))
+    x = np.random.default_rng(5).standard_normal((2, 12, 12, 8)).astype(np.float32)
+    got = runtime.load(compile(text)).main(x, hw)
+    np.testing.assert_array_equal(got, np.pad(x, ((0, 0), (2, 2), (2, 2), (0, 0)), mode="reflect"))

@@ -1,4 +1,4 @@
-"""Gathers: oxla-clamp-gather-indices and oxla-llvmcpu-contiguous-gathers.
+"""Gathers: oxla-clamp-gather-indices, oxla-llvmcpu-contiguous-gathers, oxla-llvmcpu-unflatten-gathers.
 
 oxla-clamp-gather-indices: StableHLO clamps each start index of a gather
 into the operand (to [0, dim - slice size]), and JAX relies on that for
@@ -22,6 +22,18 @@ vectorizer then sees a row index that does not vary along the vector, and
 reads the row as contiguous vectors. It does that for the inputs that feed
 a `tensor.extract`'s indices, in dispatches (after `executable-sources`).
 The values are the same, read from the same place.
+
+oxla-llvmcpu-unflatten-gathers: a gather whose indices pick along middle
+dimensions (`x[b, ids[b, j]]`, `x[:, ih[:, None], iw[None, :]]`) becomes a
+generic that only writes its output, reading the indices and the operand
+in its body; IREE collapses all of such a generic's loops into one and
+takes every element's position apart again with divisions, so the
+vectorizer sees no row and reads element by element (128 rows of each of
+the 32 batches of f32[32,512,768]: 9.4 ms, XLA 2.4 ms on an AVX2 Zen 3).
+The pass, on the dispatches before `oxla-llvmcpu-contiguous-gathers`,
+rebuilds such a generic over the loops the divisions name, each part of
+the old position a `linalg.index`, and stores its result through the
+binding viewed in that shape (the same bytes): 4.1 ms.
 """
 
 from __future__ import annotations
@@ -164,3 +176,146 @@ class ClampGatherIndices(RewritePass):
     def rewrite(self, op) -> None:
         """Replaces the gather by one of the clamped indices (module docstring)."""
         build.replace(op, _clamped)
+
+
+def _constant_index(value) -> int | None:
+    """The value of an `arith.constant` of index type, or None."""
+    producer = value.owner.operation if isinstance(value, ir.OpResult) else None
+    if producer is None or producer.name != "arith.constant" or not isinstance(value.type, ir.IndexType):
+        return None
+    return ir.IntegerAttr(producer.attributes["value"]).value
+
+
+def _only_user(value):
+    """The one op that uses `value`, or None when it has no use or several."""
+    users = [use.owner for use in value.uses]
+    return users[0] if len(users) == 1 else None
+
+
+def _delinearization(flat) -> tuple[list[int], list] | None:
+    """For the flat position `flat` taken apart by `remsi`/`divsi` by constants, innermost first
+    (`%r0 = remsi %i, C0; %q0 = divsi %i, C0; %r1 = remsi %q0, C1; ...`): the sizes below the outermost
+    dimension, innermost first, and the value of each position, innermost first, the last the quotient
+    left. None for any other use of a value on the way."""
+    sizes, parts, value = [], [], flat
+    while True:
+        users = [use.owner for use in value.uses]
+        names = sorted(u.name for u in users)
+        if names != ["arith.divsi", "arith.remsi"]:
+            return (sizes, parts + [value]) if sizes else None
+        rem, div = sorted(users, key=lambda u: u.name != "arith.remsi")
+        size = _constant_index(rem.operands[1])
+        if size is None or size < 1 or rem.operands[0] != value or div.operands[0] != value \
+                or div.operands[1] != rem.operands[1]:
+            return None
+        sizes.append(size)
+        parts.append(rem.results[0])
+        value = div.results[0]
+
+
+def flattened_gather(op) -> tuple[list[int], list] | None:
+    """For a one-loop linalg.generic of a dispatch that only writes its output, reads another tensor in its
+    body and takes its one position apart into several (IREE collapsed a gather's loops into one): the
+    shape of those loops, outermost first, and the ops computing each loop's position. Else None."""
+    if op.name != "linalg.generic" or len(op.operands) != 1 or len(op.results) != 1:
+        return None
+    flat = ir.RankedTensorType(op.results[0].type)
+    body = [nested for nested in ir.ops(op) if nested != op]
+    indices = [nested for nested in body if nested.name == "linalg.index"]
+    if flat.rank != 1 or not flat.has_static_shape or len(indices) != 1 \
+            or not any(nested.name == "tensor.extract" for nested in body):
+        return None
+    found = _delinearization(indices[0].results[0])
+    if found is None:
+        return None
+    sizes, parts = found
+    inner = 1
+    for size in sizes:
+        inner *= size
+    if flat.shape[0] % inner:
+        return None
+    return [flat.shape[0] // inner] + sizes[::-1], parts[::-1]
+
+
+def _store_of(op):
+    """The `dispatch.tensor.store` of the generic's whole result to a binding of its own, or None."""
+    store = _only_user(op.results[0])
+    if store is None or store.name != "iree_tensor_ext.dispatch.tensor.store":
+        return None
+    target = store.operands[1]
+    subspan = target.owner.operation if isinstance(target, ir.OpResult) else None
+    if subspan is None or subspan.name != "hal.interface.binding.subspan" or _only_user(target) is None:
+        return None
+    whole = list(build.i64s(store, "static_sizes", [])) == build.shape(op.results[0])
+    if not whole or any(build.i64s(store, "static_offsets", [])) or str(op.results[0].type) not in str(target.type):
+        return None
+    return store
+
+
+def _unflatten(op, shape: list[int], parts: list, store) -> None:
+    """Rebuilds the generic over `shape`'s loops, each part of the old position one loop's index, and
+    stores its result through the binding viewed as that shape."""
+    element = ir.RankedTensorType(op.results[0].type).element_type
+    result_type = ir.RankedTensorType.get(shape, element)
+    rank = len(shape)
+    identity = ir.AffineMap.get_identity(rank)
+    parallel = ir.Attribute.parse("#linalg.iterator_type<parallel>")
+    subspan = store.operands[1].owner.operation
+    old_flow = str(subspan.results[0].type)
+    view_type = ir.Type.parse(old_flow.replace(str(op.results[0].type), str(result_type)))
+    with ir.InsertionPoint(op), op.location:
+        empty = ir.Operation.create("tensor.empty", results=[result_type]).results[0]
+        new = ir.Operation.create(
+            "linalg.generic", results=[result_type], operands=[empty],
+            attributes={"indexing_maps": ir.ArrayAttr.get([ir.AffineMapAttr.get(identity)]),
+                        "iterator_types": ir.ArrayAttr.get([parallel] * rank),
+                        "operandSegmentSizes": ir.DenseI32ArrayAttr.get([0, 1])},
+            regions=1)
+    op.regions[0].blocks[0].append_to(new.regions[0])
+    block = new.regions[0].blocks[0]
+    dim_type = ir.IntegerType.get_signless(64)
+    with ir.InsertionPoint.at_block_begin(block), op.location:
+        loops = [ir.Operation.create("linalg.index", results=[ir.IndexType.get()],
+                                     attributes={"dim": ir.IntegerAttr.get(dim_type, d)}).results[0]
+                 for d in range(rank)]
+    flat_index = next(nested for nested in ir.ops(new) if nested.name == "linalg.index"
+                      and nested.results[0] not in loops)
+    for part, loop in zip(parts, loops):
+        part.replace_all_uses_with(loop)
+    dead = True
+    while dead:  # the position's parts, then the quotients they were taken from
+        dead = [o for o in ir.ops(new) if o.name in ("arith.remsi", "arith.divsi") and not list(o.results[0].uses)]
+        for chain_op in dead:
+            chain_op.erase()
+    flat_index.erase()
+    with ir.InsertionPoint(subspan), subspan.location:
+        view = ir.Operation.create(subspan.name, results=[view_type], operands=list(subspan.operands),
+                                   attributes=build.attributes(subspan)).results[0]
+    with ir.InsertionPoint(store), store.location:
+        ir.Operation.create(store.name, operands=[new.results[0], view],
+                            attributes={"static_offsets": build.i64_array([0] * rank),
+                                        "static_sizes": build.i64_array(shape),
+                                        "static_strides": build.i64_array([1] * rank),
+                                        "operandSegmentSizes": ir.DenseI32ArrayAttr.get([1, 1, 0, 0, 0, 0])})
+    store.erase()
+    subspan.erase()
+    flat_empty = op.operands[0].owner.operation if isinstance(op.operands[0], ir.OpResult) else None
+    op.erase()
+    if flat_empty is not None and flat_empty.name == "tensor.empty" and not list(flat_empty.results[0].uses):
+        flat_empty.erase()
+
+
+@register_pass
+class UnflattenGathers(Pass):
+    """Gives gathers IREE collapsed into one loop their loops back, so their rows load as vectors."""
+
+    name = "oxla-llvmcpu-unflatten-gathers"
+    anchor = "builtin.module"
+
+    def run(self, module) -> None:
+        """Rebuilds each such generic of the dispatches over its loops (module docstring)."""
+        for op in [o for o in ir.ops(module) if o.name == "linalg.generic"]:
+            found = flattened_gather(op)
+            store = _store_of(op) if found else None
+            if store is not None:
+                _unflatten(op, *found, store)

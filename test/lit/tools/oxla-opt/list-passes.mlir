@@ -24,6 +24,7 @@
 // CHECK-NEXT:   --oxla-hlo-opt{{ +}}- Simplifies, folds, canonicalizes, CSEs and DCEs StableHLO, round after round, until nothing changes.
 // CHECK-NEXT:       max-iterations=<int> (default 8) - the most rounds to run
 // CHECK-NEXT:       fast-math=<bool> (default false) - also apply simplifications that change NaN, infinity, -0.0 or rounding results
+// CHECK-NEXT:   --oxla-host-loop-inits{{ +}}- Lets host loops update their carried tensors in place: constant starts placed, argument starts consumed.
 // CHECK-NEXT:   --oxla-legalize-fft{{ +}}- Rewrites stablehlo.fft forms IREE rejects (several dims, lengths not a power of two, f64) as DFT matmuls.
 // CHECK-NEXT:   --oxla-legalize-select-and-scatter{{ +}}- Rewrites stablehlo.select_and_scatter (which IREE does not lower) as reduce_window + scatter.
 // CHECK-NEXT:   --oxla-legalize-sort-constants{{ +}}- Passes the dense constant operands of each stablehlo.sort through an optimization_barrier.
@@ -52,6 +53,7 @@
 // CHECK-NEXT:       always=<bool> (default false) - rewrite every sort the network can take, whether or not the cost model favours it
 // CHECK-NEXT:   --oxla-llvmcpu-split-arg-reductions{{ +}}- Runs argmax and argmin reductions as the extremum, then the first position holding it.
 // CHECK-NEXT:   --oxla-llvmcpu-split-grouped-convolutions{{ +}}- Runs grouped convolutions as one ordinary convolution per group, which IREE vectorizes (it does not the grouped one).
+// CHECK-NEXT:   --oxla-llvmcpu-unflatten-gathers{{ +}}- Gives gathers IREE collapsed into one loop their loops back, so their rows load as vectors.
 // CHECK-NEXT:   --oxla-llvmcpu-unfold-strip-convolutions{{ +}}- Runs NHWC convolutions with 7x1, 1x7-like kernels as a matmul over the input's taps side by side.
 // CHECK-NEXT:   --oxla-llvmcpu-unroll-tiny-batch-matmuls{{ +}}- Writes batched matmuls of tiny matrices as element-wise products summed (IREE pads them into tiles).
 // CHECK-NEXT:   --oxla-llvmcpu-vector-scatter-rows{{ +}}- Runs row scatters (a scatter-add of rows, a segment sum) as a loop that reads each row as vectors.
