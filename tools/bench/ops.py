@@ -13,8 +13,10 @@ the check. Sorts, argsorts, top-k, argmax, transposed, 7x1 and grouped
 convolutions, half-precision GEMMs, tiny batched matmuls and row gathers are
 where oxla replaces IREE's code (sort.py, top_k.py, arg_reductions.py,
 convolutions.py, cpu_kernels.py, tiny_matmuls.py and gathers.py in
-oxla/transforms); the strided convolution and segment-sum rows show gaps
-that remain.
+oxla/transforms); the loops, the per-batch row gather and the reflect
+padding are where host_loops.py, the guard's slice updates, the gathers'
+loops and the optimizer's concatenations changed the program; the strided
+convolution and the fori_loop show gaps that remain.
 """
 
 from __future__ import annotations
@@ -115,6 +117,35 @@ def _stem(weights: np.ndarray):
                                                   dimension_numbers=("NHWC", "HWIO", "NHWC"))
 
 
+def _decaying_scan(x):
+    import jax
+    import jax.numpy as jnp
+
+    def step(c, row):
+        c = c * 0.9 + row
+        return c, c
+
+    return jax.lax.scan(step, jnp.zeros(x.shape[1:], x.dtype), x)[1]
+
+
+def _fori_rows(x):
+    import jax
+
+    return jax.lax.fori_loop(1, x.shape[0], lambda i, x: x.at[i].set(x[i - 1] * 0.5 + x[i]), x)
+
+
+def _batch_rows(x, ids):
+    import jax.numpy as jnp
+
+    return x[jnp.arange(x.shape[0])[:, None], ids]
+
+
+def _reflect_pad(x):
+    import jax.numpy as jnp
+
+    return jnp.pad(x, ((0, 0), (3, 3), (3, 3), (0, 0)), mode="reflect")
+
+
 # name: (description, function factory, inputs, tolerance: 0 for an exact match)
 OPS = {
     "sort_rows": ("jnp.sort of f32[64,1024] along rows", lambda: _sort(-1), lambda: [_normal(1, 64, 1024)], 0.0),
@@ -167,6 +198,15 @@ OPS = {
                     1e-3),
     "stem_conv": ("7x7 convolution, stride 2, f32[1,224,224,3] to 64 features", lambda: _stem(_normal(9, 7, 7, 3, 64)),
                   lambda: [_normal(10, 1, 224, 224, 3)], 1e-4),
+    "scan": ("lax.scan of c = 0.9 c + x[t] over f32[1024,4096], every c stacked: a recurrence",
+             lambda: _decaying_scan, lambda: [_normal(39, 1024, 4096)], 1e-5),
+    "fori_rows": ("fori_loop setting x[i] = 0.5 x[i-1] + x[i] over the rows of f32[1024,4096]",
+                  lambda: _fori_rows, lambda: [_normal(40, 1024, 4096)], 1e-5),
+    "batch_rows": ("x[b, ids[b, j]]: 128 rows of each of the 32 batches of f32[32,512,768]", lambda: _batch_rows,
+                   lambda: [_normal(41, 32, 512, 768), np.random.default_rng(42).integers(0, 512, (32, 128)).astype(np.int32)],
+                   0.0),
+    "reflect_pad": ("jnp.pad(mode='reflect') of f32[8,56,56,64] by 3 in H and W", lambda: _reflect_pad,
+                    lambda: [_normal(43, 8, 56, 56, 64)], 0.0),
 }
 
 
