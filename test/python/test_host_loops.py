@@ -99,6 +99,18 @@ def test_a_loop_over_an_argument_updates_it_in_place_and_the_callers_array_stays
         np.testing.assert_array_equal(stack, kept)
 
 
+def test_an_argument_read_after_the_loop_too_is_not_handed_over():
+    stack = f"tensor<{ROWS}x{WIDTH}xf32>"
+    text = FROM_ARGUMENT.replace(f") -> {stack} {{", f") -> ({stack}, {stack}) {{").replace(
+        f"  return %r#2 : {stack}", f"  %twice = stablehlo.add %s0, %s0 : {stack}\n  return %r#2, %twice : {stack}, {stack}")
+    assert "%twice" in text
+    module = runtime.load(compile(text), device="local-sync")
+    x, start = _inputs(5)
+    scanned, twice = module.main(x, start)
+    np.testing.assert_array_equal(scanned, _expected(x, start))
+    np.testing.assert_array_equal(twice, start + start)  # the loop did not write the argument under it
+
+
 def test_a_while_loop_with_a_data_dependent_exit():
     text = _scan("zeros", limit="2.5")
     assert _whole_copies(text) == 0

@@ -16,10 +16,12 @@ devices (no default affinity) are left alone.
 A loop that starts from an argument (`fori_loop` over an input array) copied
 it whole every trip too: IREE may not write the caller's buffer, and its
 copy-on-write cannot tell the first trip, which reads the argument, from the
-others, which read the loop's own copy. The pass marks such an argument's
-import `consume`, handing its buffer to the program, which then copies
-nothing. oxla.runtime copies every argument a program may write before the
-call (oxla-argument-writes), so the caller's array stays as it was.
+others, which read the loop's own copy. When nothing but the loop reads the
+argument, the pass marks its import `consume`, handing its buffer to the
+program, which then copies nothing. oxla.runtime copies every argument a
+program may write before the call (oxla-argument-writes), so the caller's
+array stays as it was. An argument read elsewhere too keeps its per-trip
+copy: consumed, IREE updated it in place under the other readers.
 """
 
 from __future__ import annotations
@@ -65,11 +67,16 @@ def _unplaced(value) -> bool:
 
 
 def _imported(value):
-    """The `hal.tensor.import` `value` is (through reshapes), or None."""
+    """The `hal.tensor.import` that `value` is (through reshapes) and that nothing else reads, or None.
+
+    A consumed argument read elsewhere too came out wrong (IREE updated it in place under the other
+    reader), so only an argument the loop alone reads is handed over."""
     producer = _producer(value)
-    while producer is not None and producer.name in _VIEWS:
-        producer = _producer(producer.operands[0])
-    return producer if producer is not None and producer.name == "hal.tensor.import" else None
+    while producer is not None and len(list(value.uses)) == 1 and producer.name in _VIEWS:
+        value = producer.operands[0]
+        producer = _producer(value)
+    alone = len(list(value.uses)) == 1
+    return producer if alone and producer is not None and producer.name == "hal.tensor.import" else None
 
 
 def _place_before(loop, value, affinity):

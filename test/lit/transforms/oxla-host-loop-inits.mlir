@@ -46,3 +46,24 @@ module {
     util.return %out : !hal.buffer_view
   }
 }
+
+// -----
+
+// An argument something else reads too is not consumed (IREE would update it under that reader).
+// CHECK-LABEL: util.func public @read_twice
+// CHECK:         hal.tensor.import %arg0 "input0"
+// CHECK-NOT:     consume
+module attributes {stream.affinity.default = #hal.device.affinity<@__device_0>} {
+  util.func public @read_twice(%arg0: !hal.buffer_view) -> (!hal.buffer_view, !hal.buffer_view) {
+    %c0 = arith.constant 0 : i32
+    %c4 = arith.constant 4 : i32
+    %c1 = arith.constant 1 : i32
+    %in = hal.tensor.import %arg0 "input0" : !hal.buffer_view -> tensor<4x8xf32>
+    %r = scf.for %i = %c0 to %c4 step %c1 iter_args(%a = %in) -> (tensor<4x8xf32>) : i32 {
+      scf.yield %a : tensor<4x8xf32>
+    }
+    %out = hal.tensor.export %r "output0" : tensor<4x8xf32> -> !hal.buffer_view
+    %again = hal.tensor.export %in "output1" : tensor<4x8xf32> -> !hal.buffer_view
+    util.return %out, %again : !hal.buffer_view, !hal.buffer_view
+  }
+}
