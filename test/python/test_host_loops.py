@@ -1,5 +1,6 @@
 """oxla-host-loop-inits and the loop-invariant code motion after it: host loops (a scan, a fori_loop, a
-while_loop) update their carried tensors in place, with the results of the loops as written."""
+while_loop) update their carried tensors in place, with the results of the loops as written;
+oxla-host-scalar-dispatches: a fori_loop's counter and index arithmetic run on the host."""
 
 import re
 
@@ -165,3 +166,56 @@ def test_vulkan_runs_the_scan_where_it_exists():
     x, _ = _inputs(4)
     got = runtime.load(compile(ZEROS, target="vulkan-spirv"), device="vulkan").main(x)
     np.testing.assert_allclose(got, _expected(x, np.zeros((ROWS, WIDTH), np.float32)), rtol=1e-6, atol=1e-6)
+
+
+FORI = """func.func @main(%x: tensor<16x8xf32>) -> tensor<16x8xf32> {
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  %zero = stablehlo.constant dense<0> : tensor<i32>
+  %r:3 = stablehlo.while(%trip = %zero, %i = %one, %s = %x) : tensor<i32>, tensor<i32>, tensor<16x8xf32>
+    cond {
+      %n = stablehlo.constant dense<15> : tensor<i32>
+      %lt = stablehlo.compare LT, %trip, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %lt : tensor<i1>
+    } do {
+      %c1 = stablehlo.constant dense<1> : tensor<i32>
+      %c0 = stablehlo.constant dense<0> : tensor<i32>
+      %c16 = stablehlo.constant dense<16> : tensor<i32>
+      %back = stablehlo.subtract %i, %c1 : tensor<i32>
+      %neg = stablehlo.compare LT, %back, %c0, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      %wrapped = stablehlo.add %back, %c16 : tensor<i32>
+      %prev = stablehlo.select %neg, %wrapped, %back : tensor<i1>, tensor<i32>
+      %pr = stablehlo.dynamic_slice %s, %prev, %c0, sizes = [1, 8] : (tensor<16x8xf32>, tensor<i32>, tensor<i32>) -> tensor<1x8xf32>
+      %cr = stablehlo.dynamic_slice %s, %i, %c0, sizes = [1, 8] : (tensor<16x8xf32>, tensor<i32>, tensor<i32>) -> tensor<1x8xf32>
+      %half = stablehlo.constant dense<0.5> : tensor<1x8xf32>
+      %m = stablehlo.multiply %pr, %half : tensor<1x8xf32>
+      %row = stablehlo.add %m, %cr : tensor<1x8xf32>
+      %at = stablehlo.reshape %i : (tensor<i32>) -> tensor<1xi32>
+      %u = stablehlo.reshape %row : (tensor<1x8xf32>) -> tensor<8xf32>
+      %s2 = "stablehlo.scatter"(%s, %at, %u) <{scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [0], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0]>, unique_indices = true}> ({
+      ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+        stablehlo.return %b : tensor<f32>
+      }) : (tensor<16x8xf32>, tensor<1xi32>, tensor<8xf32>) -> tensor<16x8xf32>
+      %i2 = stablehlo.add %i, %c1 : tensor<i32>
+      %t2 = stablehlo.add %trip, %c1 : tensor<i32>
+      stablehlo.return %t2, %i2, %s2 : tensor<i32>, tensor<i32>, tensor<16x8xf32>
+    }
+  return %r#2 : tensor<16x8xf32>
+}
+"""
+
+
+def _reads_back_per_trip(**options) -> int:
+    """How many values @main's loop reads back from the device every trip (flow.tensor.load)."""
+    flow = ir.to_text(compile(FORI, compile_to="flow", **options))
+    main = flow.split("util.func public @main")[1]
+    return main[main.index("scf.for"):main.index("scf.yield")].count("flow.tensor.load")
+
+
+def test_a_fori_loops_index_arithmetic_runs_on_the_host():
+    assert _reads_back_per_trip() == 0
+    assert _reads_back_per_trip(disable_passes=["oxla-host-scalar-dispatches"]) >= 2
+    x = np.random.default_rng(6).standard_normal((16, 8)).astype(np.float32)
+    want = x.copy()
+    for i in range(1, 16):
+        want[i] = want[i - 1] * np.float32(0.5) + want[i]
+    np.testing.assert_array_equal(runtime.load(compile(FORI)).main(x), want)
