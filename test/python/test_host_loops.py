@@ -112,9 +112,18 @@ def test_an_argument_read_after_the_loop_too_is_not_handed_over():
     np.testing.assert_array_equal(twice, start + start)  # the loop did not write the argument under it
 
 
+def _while_reads_back(text: str, **options) -> int:
+    """How many values @main's scf.while reads back from the device every trip (flow.tensor.load)."""
+    flow = ir.to_text(compile(text, compile_to="flow", **options))
+    main = flow.split("util.func public @main")[1]
+    return main[main.index("scf.while"):main.index("scf.condition")].count("flow.tensor.load")
+
+
 def test_a_while_loop_with_a_data_dependent_exit():
     text = _scan("zeros", limit="2.5")
     assert _whole_copies(text) == 0
+    assert _while_reads_back(text) == 1  # the exit test; the counter and the row index are host scalars
+    assert _while_reads_back(text, disable_passes=["oxla-host-scalar-dispatches"]) > 1
     x, _ = _inputs(2)
     x[:, 0] = np.abs(x[:, 0])  # c[0] grows past the limit partway
     want = _expected(x, np.zeros((ROWS, WIDTH), np.float32), limit=2.5)

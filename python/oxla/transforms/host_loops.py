@@ -31,7 +31,7 @@ index arithmetic on it (the wrap of a negative `i - 1`, the scatter guard's
 range test) became dispatches of scalars whose results the host read back
 to index with: three device round trips per trip (1023 trips over the rows
 of f32[1024,4096]: 22 ms, the rows' own work 3.4 ms of it; XLA 6.6 ms). The
-pass, run first after `flow`, carries a host `scf.for`'s zero-dimensional
+pass, run first after `flow`, carries a host loop's zero-dimensional integer
 tensors as scalars (loaded before it and at each yield, splatted where they
 are read), then computes each dispatch whose operands are splatted or
 constant scalars and whose body is one zero-dimensional linalg.generic of
@@ -163,34 +163,60 @@ def _tensor_splat(scalar, tensor_type):
 
 
 def _scalar_carried(loop) -> list[int]:
-    """Positions of the carried values of host scf.for `loop` that are zero-dimensional tensors."""
-    return [i for i, r in enumerate(loop.results) if _is_scalar_tensor(r.type)]
+    """Positions of the carried values of host loop `loop` that are zero-dimensional integer tensors (for
+    an scf.while, those its operands, both regions' arguments and its results all agree on)."""
+    results = [r.type for r in loop.results]
+    if loop.name == "scf.while":
+        inits = [v.type for v in loop.operands]
+        if inits != results:
+            return []
+    return [i for i, t in enumerate(results) if _is_scalar_tensor(t)]
 
 
-def _carry_scalars(loop) -> None:
-    """Rebuilds scf.for `loop` so that its zero-dimensional tensors are carried as host scalars: loaded
-    before it, splatted where the body and the code after it read them, loaded again for the next trip."""
-    positions = _scalar_carried(loop)
-    block = loop.regions[0].blocks[0]
-    yielded = block.operations[len(block.operations) - 1].operation
-    with ir.InsertionPoint(loop), loop.location:
-        inits = list(loop.operands)
+def _terminator(block):
+    """The last op of `block`."""
+    return block.operations[len(block.operations) - 1].operation
+
+
+def _scalar_arguments(block, first: int, positions: list[int], types: list, location) -> None:
+    """Gives `block`'s arguments `first + i` (for i in `positions`) their scalar type, splatted back into
+    a tensor at the block's start for the ops that read them."""
+    with ir.InsertionPoint.at_block_begin(block), location:
         for i in positions:
-            inits[3 + i] = _tensor_load(inits[3 + i])
-        types = [v.type for v in inits[3:]]
-        new = ir.Operation.create("scf.for", results=types, operands=inits, attributes=build.attributes(loop),
-                                  regions=1)
-    block.append_to(new.regions[0])
-    with ir.InsertionPoint(yielded), yielded.location:
-        for i in positions:
-            yielded.operands[i] = _tensor_load(yielded.operands[i])
-    with ir.InsertionPoint.at_block_begin(block), loop.location:
-        for i in positions:
-            argument = block.arguments[1 + i]
+            argument = block.arguments[first + i]
             tensor_type = argument.type
             argument.set_type(types[i])
             splat = _tensor_splat(argument, tensor_type)
             argument.replace_all_uses_except(splat, splat.owner.operation)
+
+
+def _load_operands(op, first: int, positions: list[int]) -> None:
+    """Loads operands `first + i` (for i in `positions`) of terminator `op` into scalars just before it."""
+    with ir.InsertionPoint(op), op.location:
+        for i in positions:
+            op.operands[first + i] = _tensor_load(op.operands[first + i])
+
+
+def _carry_scalars(loop) -> None:
+    """Rebuilds host loop `loop` (scf.for or scf.while) so that its zero-dimensional integer tensors are
+    carried as host scalars: loaded before it, splatted where its regions and the code after it read
+    them, loaded again where a trip passes them on."""
+    positions = _scalar_carried(loop)
+    first = _first_init(loop)
+    blocks = [region.blocks[0] for region in loop.regions]
+    with ir.InsertionPoint(loop), loop.location:
+        inits = list(loop.operands)
+        for i in positions:
+            inits[first + i] = _tensor_load(inits[first + i])
+        types = [v.type for v in inits[first:]]
+        new = ir.Operation.create(loop.name, results=types, operands=inits, attributes=build.attributes(loop),
+                                  regions=len(blocks))
+    for block, region in zip(blocks, new.regions):
+        block.append_to(region)
+        # scf.condition passes the carried values after the condition; scf.yield passes them all
+        terminator = _terminator(block)
+        _load_operands(terminator, 1 if terminator.name == "scf.condition" else 0, positions)
+        _scalar_arguments(block, 1 if loop.name == "scf.for" else 0, positions, types, loop.location)
     with ir.InsertionPoint.after(new), loop.location:
         for i, old in enumerate(loop.results):
             if i in positions:
@@ -325,7 +351,7 @@ class HostScalarDispatches(Pass):
 
     def run(self, module) -> None:
         """Carries loops' scalar tensors as host scalars, then inlines the dispatches that compute from them."""
-        for loop in [op for op in ir.ops(module) if op.name == "scf.for" and not _in_executable(op)]:
+        for loop in [op for op in ir.ops(module) if op.name in _LOOPS and not _in_executable(op)]:
             if _scalar_carried(loop):
                 _carry_scalars(loop)
         for dispatch in [op for op in ir.ops(module) if op.name == "flow.dispatch" and not _in_executable(op)]:

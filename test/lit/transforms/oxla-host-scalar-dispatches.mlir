@@ -1,4 +1,4 @@
-// A host loop's zero-dimensional tensors are carried as host scalars, and a dispatch that only computes
+// A host loop's (scf.for's, scf.while's) zero-dimensional integer tensors are carried as host scalars, and a dispatch that only computes
 // scalars from splatted host scalars runs on the host: its arith ops cloned before it, the values it stored
 // read where the host loaded them. A dispatch that reads a device tensor stays.
 // RUN: oxla-opt %s -p 'builtin.module(oxla-host-scalar-dispatches,util.func(canonicalize))' | FileCheck %s
@@ -60,6 +60,33 @@ module {
       scf.yield %next, %s2 : tensor<i32>, tensor<8xf32>
     }
     util.return %r#0, %r#1 : tensor<i32>, tensor<8xf32>
+  }
+
+  // CHECK-LABEL: util.func public @while_loop
+  // CHECK:         %[[W:.*]] = scf.while (%[[I:.*]] = %c1_i32) : (i32) -> i32 {
+  // CHECK:           %[[MORE:.*]] = arith.cmpi slt, %[[I]], %c15_i32
+  // CHECK:           scf.condition(%[[MORE]]) %[[I]] : i32
+  // CHECK:         } do {
+  // CHECK:         ^bb0(%[[J:.*]]: i32):
+  // CHECK:           %[[NEXT:.*]] = arith.addi %[[J]], %c1_i32
+  // CHECK:           scf.yield %[[NEXT]] : i32
+  // CHECK:         flow.tensor.splat %[[W]] : tensor<i32>
+  util.func public @while_loop() -> tensor<i32> {
+    %c1 = arith.constant 1 : i32
+    %c15 = arith.constant 15 : i32
+    %start = arith.constant dense<1> : tensor<i32>
+    %r = scf.while (%i = %start) : (tensor<i32>) -> tensor<i32> {
+      %v = flow.tensor.load %i : tensor<i32>
+      %more = arith.cmpi slt, %v, %c15 : i32
+      scf.condition(%more) %i : tensor<i32>
+    } do {
+    ^bb0(%j: tensor<i32>):
+      %v = flow.tensor.load %j : tensor<i32>
+      %n = arith.addi %v, %c1 : i32
+      %next = flow.tensor.splat %n : tensor<i32>
+      scf.yield %next : tensor<i32>
+    }
+    util.return %r : tensor<i32>
   }
 
   // CHECK-LABEL: util.func public @from_the_device
