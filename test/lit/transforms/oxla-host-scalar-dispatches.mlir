@@ -1,6 +1,7 @@
-// A host loop's (scf.for's, scf.while's) zero-dimensional integer tensors are carried as host scalars, and a dispatch that only computes
-// scalars from splatted host scalars runs on the host: its arith ops cloned before it, the values it stored
-// read where the host loaded them. A dispatch that reads a device tensor stays.
+// A host loop's (scf.for's, scf.while's) zero-dimensional integer tensors are carried as host scalars,
+// and a dispatch that only computes scalars from splatted host scalars runs on the host: its arith ops
+// cloned before it, the values it stored read where the host loaded them. A dispatch that reads a device
+// tensor stays.
 // RUN: oxla-opt %s -p 'builtin.module(oxla-host-scalar-dispatches,util.func(canonicalize))' | FileCheck %s
 
 #map = affine_map<() -> ()>
