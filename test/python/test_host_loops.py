@@ -237,3 +237,34 @@ def test_vulkan_runs_the_loops_where_it_exists():
     rows = x[:16, :8].copy()
     got = runtime.load(compile(FORI, target="vulkan-spirv"), device="vulkan").main(rows)
     np.testing.assert_allclose(got, _fori_expected(rows), rtol=1e-6, atol=1e-6)
+
+
+TWO_STACKS = f"""func.func @main(%x: tensor<{ROWS}x{WIDTH}xf32>) -> (tensor<{ROWS}x{WIDTH}xf32>, tensor<{ROWS}x{WIDTH}xf32>) {{
+  %zeros = stablehlo.constant dense<0.0> : tensor<{ROWS}x{WIDTH}xf32>
+  %i0 = stablehlo.constant dense<0> : tensor<i32>
+  %r:3 = stablehlo.while(%i = %i0, %a = %zeros, %b = %zeros) : tensor<i32>, tensor<{ROWS}x{WIDTH}xf32>, tensor<{ROWS}x{WIDTH}xf32>
+    cond {{
+      %n = stablehlo.constant dense<{ROWS}> : tensor<i32>
+      %lt = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %lt : tensor<i1>
+    }} do {{
+      %z = stablehlo.constant dense<0> : tensor<i32>
+      %row = stablehlo.dynamic_slice %x, %i, %z, sizes = [1, {WIDTH}] : (tensor<{ROWS}x{WIDTH}xf32>, tensor<i32>, tensor<i32>) -> tensor<1x{WIDTH}xf32>
+      %neg = stablehlo.negate %row : tensor<1x{WIDTH}xf32>
+      %a2 = stablehlo.dynamic_update_slice %a, %row, %i, %z : (tensor<{ROWS}x{WIDTH}xf32>, tensor<1x{WIDTH}xf32>, tensor<i32>, tensor<i32>) -> tensor<{ROWS}x{WIDTH}xf32>
+      %b2 = stablehlo.dynamic_update_slice %b, %neg, %i, %z : (tensor<{ROWS}x{WIDTH}xf32>, tensor<1x{WIDTH}xf32>, tensor<i32>, tensor<i32>) -> tensor<{ROWS}x{WIDTH}xf32>
+      %one = stablehlo.constant dense<1> : tensor<i32>
+      %i2 = stablehlo.add %i, %one : tensor<i32>
+      stablehlo.return %i2, %a2, %b2 : tensor<i32>, tensor<{ROWS}x{WIDTH}xf32>, tensor<{ROWS}x{WIDTH}xf32>
+    }}
+  return %r#1, %r#2 : tensor<{ROWS}x{WIDTH}xf32>, tensor<{ROWS}x{WIDTH}xf32>
+}}
+"""
+
+
+def test_two_stacks_from_one_constant_stay_apart():
+    # moving either start (or the counter's) to the device had IREE update both stacks in one buffer
+    x, _ = _inputs(7)
+    a, b = runtime.load(compile(TWO_STACKS), device="local-sync").main(x)
+    np.testing.assert_array_equal(a, x)
+    np.testing.assert_array_equal(b, -x)

@@ -13,7 +13,10 @@ Zen 3: 2.96 s, XLA 5.7 ms). This pass, run after IREE's `flow` phase, moves
 each constant a host loop starts from to the module's device first
 (`flow.tensor.transfer` to its default affinity), so the carried value's
 device is known and the loop's updates happen in place. Modules with several
-devices (no default affinity) are left alone.
+devices (no default affinity) are left alone, and so are loops two of whose
+carried values start from one value (a decoding loop's key and value caches,
+both zeros): with any of its starting values moved, IREE updated both in one
+buffer.
 
 A loop that starts from an argument (`fori_loop` over an input array) copied
 it whole every trip too: IREE may not write the caller's buffer, and its
@@ -95,6 +98,25 @@ def _imported(value):
     return producer if alone and producer is not None and producer.name == "hal.tensor.import" else None
 
 
+def _shared_start(loop) -> bool:
+    """Whether two carried values of `loop` start from one value (or from equal constants)."""
+    inits = list(loop.operands)[_first_init(loop):]
+    for i, a in enumerate(inits):
+        for b in inits[i + 1:]:
+            if a == b or (_unplaced(a) and _unplaced(b) and _same_constant(a, b)):
+                return True
+    return False
+
+
+def _same_constant(a, b) -> bool:
+    """Whether two unplaced values are (or may be folded into) the same constant: ops of one name and
+    type, with equal attributes and operands."""
+    x, y = _producer(a), _producer(b)
+    return (x.name == y.name and a.type == b.type and list(x.operands) == list(y.operands)
+            and all(name in y.attributes and str(x.attributes[name]) == str(y.attributes[name])
+                    for name in x.attributes))
+
+
 def _place_before(loop, value, affinity):
     """A `flow.tensor.transfer` of `value` to `affinity`, built just before `loop`."""
     with ir.InsertionPoint(loop), loop.location:
@@ -117,13 +139,16 @@ class HostLoopInits(Pass):
         affinity = attributes[_DEFAULT_AFFINITY]
         loops = [op for op in ir.ops(module) if op.name in _LOOPS and not _in_executable(op)]
         for loop in loops:
+            if _shared_start(loop):
+                continue
             for position in range(_first_init(loop), len(loop.operands)):
                 value = loop.operands[position]
                 imported = _imported(value)
                 if imported is not None:
                     imported.attributes["consume"] = ir.UnitAttr.get()
-                if imported is not None or _unplaced(value):
-                    loop.operands[position] = _place_before(loop, value, affinity)
+                elif not _unplaced(value):
+                    continue
+                loop.operands[position] = _place_before(loop, value, affinity)
 
 
 # oxla-host-scalar-dispatches -----------------------------------------------------------------------------

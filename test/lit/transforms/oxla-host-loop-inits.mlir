@@ -67,3 +67,21 @@ module attributes {stream.affinity.default = #hal.device.affinity<@__device_0>} 
     util.return %out, %again : !hal.buffer_view, !hal.buffer_view
   }
 }
+
+// -----
+
+// Two carried values that start from one constant: the loop is left as it is.
+// CHECK-LABEL: util.func public @shared_start
+// CHECK-NOT:     flow.tensor.transfer
+module attributes {stream.affinity.default = #hal.device.affinity<@__device_0>} {
+  util.func public @shared_start() -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+    %c0 = arith.constant 0 : i32
+    %c4 = arith.constant 4 : i32
+    %c1 = arith.constant 1 : i32
+    %zeros = arith.constant dense<0.0> : tensor<4x8xf32>
+    %r:2 = scf.for %i = %c0 to %c4 step %c1 iter_args(%a = %zeros, %b = %zeros) -> (tensor<4x8xf32>, tensor<4x8xf32>) : i32 {
+      scf.yield %b, %a : tensor<4x8xf32>, tensor<4x8xf32>
+    }
+    util.return %r#0, %r#1 : tensor<4x8xf32>, tensor<4x8xf32>
+  }
+}
