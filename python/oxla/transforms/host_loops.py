@@ -99,8 +99,8 @@ def _imported(value):
 
 
 def _shared_start(loop) -> bool:
-    """Whether two carried values of `loop` start from one value (or from equal constants)."""
-    inits = list(loop.operands)[_first_init(loop):]
+    """Whether two carried tensors of `loop` start from one value (or from equal constants)."""
+    inits = [v for v in list(loop.operands)[_first_init(loop):] if isinstance(v.type, ir.RankedTensorType)]
     for i, a in enumerate(inits):
         for b in inits[i + 1:]:
             if a == b or (_unplaced(a) and _unplaced(b) and _same_constant(a, b)):
