@@ -29,6 +29,7 @@ Hook = Union[str, Callable]
 # valid StableHLO that IREE would reject (or miscompile) into forms it lowers.
 INPUT_LEGALIZATION_PASSES = (
     "oxla-clamp-gather-indices",
+    "oxla-scatter-slice-updates",
     "oxla-canonicalize-scatter",
     "oxla-guard-scatter-indices",
     "oxla-split-complex-constants",

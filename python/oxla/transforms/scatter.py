@@ -13,16 +13,20 @@ operand at its index is left out (XLA's semantics, which JAX's `x.at[i]`
 relies on: an out-of-range `i` is dropped). IREE's scatter writes it at the
 index as given, outside the operand: `x.at[i].add(v)` with `i` past the end
 crashed the process. The pass, after the canonicalization, keeps such
-updates inside: a single update into one operand (`x.at[i].set(v)`) becomes
-a dynamic_update_slice of the window at the index, combined where the index
-fits and left as it was where it does not, which IREE writes in place; a
-scatter that adds, into an operand larger than its updates, gets them as
-zeros at index 0; any other gets its operands padded by one window along
-the first indexed dimension, the updates sent there, and the results cut
-back. Padding copies the operand: for `x.at[i].set(row)` inside a
-`fori_loop` over the rows of f32[1024,4096], a 16 MB copy every step (6.7 s
-against XLA's 16 ms on an AVX2 Zen 3; 19 ms as a slice update, with
-oxla-host-loop-inits). The guard costs time: a segment sum of 65536 rows
+updates inside: a scatter that adds, into an operand larger than its
+updates, gets them as zeros at index 0; any other gets its operands padded
+by one window along the first indexed dimension, the updates sent there,
+and the results cut back.
+
+oxla-scatter-slice-updates: padding copies the operand, and canonicalizing
+transposes it: for `x.at[i].set(row)` inside a `fori_loop` over the rows of
+f32[1024,4096], a 16 MB copy every step (6.7 s against XLA's 16 ms on an
+AVX2 Zen 3), and for a decoding loop's `cache.at[:, t].set(k)` two
+transposes of the cache every step. Before both passes, a scatter of one
+window into one operand (in any layout) becomes a dynamic_update_slice of
+the window at the index, combined with the update where the whole window
+fits and left as it was where it does not, which IREE writes in place
+(19 ms; with oxla-host-scalar-dispatches 9.9 ms). The guard costs time: a segment sum of 65536 rows
 of 64 into 1000 (JAX's segment_sum, whose out-of-range ids must drop) took
 12-14 ms instead of 9-10 on an AVX2 Zen 3 (zeroing its 16 MB of updates
 instead: 17-21 ms, hence the size test).
@@ -211,27 +215,75 @@ def _sets(op) -> bool:
             and body[0].operands[0] == block.arguments[1])
 
 
-def _one_update(op, keep):
-    """A scatter of one window into one operand as a dynamic_update_slice: the window read at the index,
-    combined with the update (the scatter's body over just that window), and written back where `keep`
-    (i1[1]) holds, else the old window written back. IREE updates a slice in place, where the padded form
-    below copies the whole operand."""
+def single_update(op) -> bool:
+    """Whether a stablehlo.scatter writes one window into one operand: static shapes, integer indices,
+    no batching dimensions, and every scatter dimension of its indices of size 1."""
+    dims = dimension_numbers(op.attributes["scatter_dimension_numbers"])
+    if len(op.operands) != 3 or dims.get("input_batching_dims"):
+        return False
     operand, indices, update = op.operands
-    rank, depth = len(shape(operand)), shape(indices)[1]
-    inserted = len(dimension_numbers(op.attributes["scatter_dimension_numbers"]).get("inserted_window_dims", []))
-    window = [1] * inserted + shape(update)[1:]
-    kind = build.element(indices)
-    scalar = build.tensor([], kind)
-    starts = [reshape(build.strided_slice(indices, [0, d], [1, d + 1], [1, 1]), []) for d in range(depth)]
-    starts += [build.splat(0, scalar)] * (rank - depth)
+    if not all(ir.RankedTensorType(v.type).has_static_shape for v in op.operands) \
+            or not isinstance(build.element(indices), ir.IntegerType):
+        return False
+    vector = dims["index_vector_dim"]
+    scattered = [n for d, n in enumerate(shape(indices)) if d != vector]
+    return math.prod(scattered) == 1 and bool(dims.get("scatter_dims_to_operand_dims"))
+
+
+def _window(op) -> list[int]:
+    """The operand-shaped window a single-update scatter writes: 1 along inserted dimensions, the update's
+    window dimensions, in order, along the others."""
+    dims = dimension_numbers(op.attributes["scatter_dimension_numbers"])
+    sizes = iter(shape(op.operands[2])[d] for d in dims.get("update_window_dims", []))
+    inserted = dims.get("inserted_window_dims", [])
+    return [1 if d in inserted else next(sizes) for d in range(len(shape(op.operands[0])))]
+
+
+def _window_combined(op, old, update, window: list[int]):
+    """The scatter's body applied to the window `old` and the update: the update itself for a body that
+    returns it, else the body (moved from the scatter) mapped over the two element by element."""
+    update = reshape(update, window)
+    if _sets(op):
+        return update
+    combined = ir.Operation.create("stablehlo.map", results=[old.type], operands=[old, update],
+                                   attributes={"dimensions": build.i64_array(range(len(window)))}, regions=1)
+    op.regions[0].blocks[0].append_to(combined.regions[0])
+    return combined.results[0]
+
+
+def slice_update(op):
+    """A single-update scatter as a dynamic_update_slice: the window read at the index, combined with the
+    update where the whole window fits in the operand, else left as it was (XLA drops such an update),
+    and written back; its result."""
+    dims = dimension_numbers(op.attributes["scatter_dimension_numbers"])
+    operand, indices, update = op.operands
+    sizes, window = shape(operand), _window(op)
+    targets = dims.get("scatter_dims_to_operand_dims", [])
+    flat = reshape(indices, [len(targets)])
+    starts = [build.splat(0, build.tensor([], build.element(indices)))] * len(sizes)
+    for k, d in enumerate(targets):
+        starts[d] = reshape(build.strided_slice(flat, [k], [k + 1], [1]), [])
+    fits = _fitting(reshape(flat, [1, len(targets)]), [sizes[d] - window[d] for d in targets])
     old = build.one("stablehlo.dynamic_slice", build.tensor(window, build.element(operand)), operand, *starts,
                     slice_sizes=build.i64_array(window))
-    if _sets(op):
-        new = reshape(update, window)
-    else:
-        new = _scatter_like(op, [old], build.splat(0, indices.type), [update])[0]
-    kept = build.one("stablehlo.select", old.type, reshape(keep, []), new, old)
+    new = _window_combined(op, old, update, window)
+    kept = build.one("stablehlo.select", old.type, reshape(fits, []), new, old)
     return build.one("stablehlo.dynamic_update_slice", operand.type, operand, kept, *starts)
+
+
+@register_pass
+class ScatterSliceUpdates(RewritePass):
+    """Rewrites a scatter of one window into one operand as a slice update, in place and in any layout."""
+
+    name = "oxla-scatter-slice-updates"
+    roots = ("stablehlo.scatter",)
+
+    def matches(self, op) -> bool:
+        return single_update(op)
+
+    def rewrite(self, op) -> None:
+        """Replaces the scatter by its slice update (module docstring)."""
+        build.replace(op, slice_update)
 
 
 def _guarded(op):
@@ -241,8 +293,6 @@ def _guarded(op):
     indices = op.operands[n]
     kind = build.element(indices)
     keep = _fitting(indices, bounds)
-    if n == 1 and shape(indices)[0] == 1:
-        return [_one_update(op, keep)]
     inputs, updates = list(op.operands[:n]), list(op.operands[n + 1:])
     if _adds(op) and math.prod(shape(updates[0])) < math.prod(shape(inputs[0])):
         indices = _where(keep, indices, build.splat(0, indices.type))

@@ -1,5 +1,4 @@
-// Scatter updates whose index falls outside the operand are kept from being written: one update becomes a
-// slice update (at the end of this file); a scatter that adds
+// Scatter updates whose index falls outside the operand are kept from being written: a scatter that adds
 // into an operand larger than its updates gets them as zeros at index 0; any other scatters into its
 // operand padded by one row, the updates sent to that row, and the result cut back.
 // RUN: oxla-opt %s -p 'builtin.module(oxla-guard-scatter-indices)' | FileCheck %s
@@ -32,25 +31,5 @@ func.func @set(%x: tensor<10x4xf32>, %i: tensor<3x1xi32>, %u: tensor<3x4xf32>) -
   ^bb0(%a: tensor<f32>, %b: tensor<f32>):
     stablehlo.return %b : tensor<f32>
   }) : (tensor<10x4xf32>, tensor<3x1xi32>, tensor<3x4xf32>) -> tensor<10x4xf32>
-  return %0 : tensor<10x4xf32>
-}
-
-// One update into one operand becomes a slice update in place: the window read at the index, the update
-// combined with it where the index fits (else the old window), written back.
-// CHECK-LABEL: func.func @one
-// CHECK:         %[[FITS:.*]] = stablehlo.reduce(%{{.*}} init: %{{.*}}) applies stablehlo.and across dimensions = [1]
-// CHECK:         %[[I:.*]] = stablehlo.reshape %{{.*}} : (tensor<1x1xi32>) -> tensor<i32>
-// CHECK:         %[[Z:.*]] = stablehlo.constant dense<0> : tensor<i32>
-// CHECK:         %[[OLD:.*]] = stablehlo.dynamic_slice %arg0, %[[I]], %[[Z]], sizes = [1, 4]
-// CHECK:         %[[K:.*]] = stablehlo.reshape %[[FITS]] : (tensor<1xi1>) -> tensor<i1>
-// CHECK:         %[[W:.*]] = stablehlo.select %[[K]], %arg2, %[[OLD]] : tensor<i1>, tensor<1x4xf32>
-// CHECK:         %[[R:.*]] = stablehlo.dynamic_update_slice %arg0, %[[W]], %[[I]], %[[Z]]
-// CHECK-NOT:     stablehlo.pad
-// CHECK:         return %[[R]] : tensor<10x4xf32>
-func.func @one(%x: tensor<10x4xf32>, %i: tensor<1x1xi32>, %u: tensor<1x4xf32>) -> tensor<10x4xf32> {
-  %0 = "stablehlo.scatter"(%x, %i, %u) <{scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>, unique_indices = true}> ({
-  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
-    stablehlo.return %b : tensor<f32>
-  }) : (tensor<10x4xf32>, tensor<1x1xi32>, tensor<1x4xf32>) -> tensor<10x4xf32>
   return %0 : tensor<10x4xf32>
 }

@@ -66,6 +66,7 @@
 // CHECK-NEXT:       output=<str> (default -)
 // CHECK-NEXT:   --oxla-result-storage-entries{{ +}}- Adds to each public function with large static results an entry that writes them into caller storage.
 // CHECK-NEXT:       min-bytes=<int> (default 1048576) - functions whose results are smaller in all keep copying them out
+// CHECK-NEXT:   --oxla-scatter-slice-updates{{ +}}- Rewrites a scatter of one window into one operand as a slice update, in place and in any layout.
 // CHECK-NEXT:   --oxla-simplify-stablehlo{{ +}}- Applies XLA-style algebraic simplifications to StableHLO (exact ones; fast-math adds the relaxed ones).
 // CHECK-NEXT:       fast-math=<bool> (default false) - also apply rules that change NaN, infinity, -0.0 or rounding results
 // CHECK-NEXT:       strict=<bool> (default false) - raise instead of declining when a rule fails on an op (for testing rules)
