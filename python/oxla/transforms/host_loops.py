@@ -99,22 +99,14 @@ def _imported(value):
 
 
 def _shared_start(loop) -> bool:
-    """Whether two carried tensors of `loop` start from one value (or from equal constants)."""
+    """Whether two carried tensors of `loop` may start from one buffer: the same value, or two constants
+    of one type (which IREE may fold into one, whatever op made them)."""
     inits = [v for v in list(loop.operands)[_first_init(loop):] if isinstance(v.type, ir.RankedTensorType)]
     for i, a in enumerate(inits):
         for b in inits[i + 1:]:
-            if a == b or (_unplaced(a) and _unplaced(b) and _same_constant(a, b)):
+            if a == b or (_unplaced(a) and _unplaced(b) and a.type == b.type):
                 return True
     return False
-
-
-def _same_constant(a, b) -> bool:
-    """Whether two unplaced values are (or may be folded into) the same constant: ops of one name and
-    type, with equal attributes and operands."""
-    x, y = _producer(a), _producer(b)
-    return (x.name == y.name and a.type == b.type and list(x.operands) == list(y.operands)
-            and all(name in y.attributes and str(x.attributes[name]) == str(y.attributes[name])
-                    for name in x.attributes))
 
 
 def _place_before(loop, value, affinity):
