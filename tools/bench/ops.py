@@ -14,9 +14,9 @@ convolutions, half-precision GEMMs, tiny batched matmuls and row gathers are
 where oxla replaces IREE's code (sort.py, top_k.py, arg_reductions.py,
 convolutions.py, cpu_kernels.py, tiny_matmuls.py and gathers.py in
 oxla/transforms); the loops, the per-batch row gather and the reflect
-padding are where host_loops.py, the guard's slice updates, the gathers'
+padding are where host_loops.py, the scatters' slice updates, the gathers'
 loops and the optimizer's concatenations changed the program; the strided
-convolution and the fori_loop show gaps that remain.
+convolution, the fori_loop and the decoding loop show gaps that remain.
 """
 
 from __future__ import annotations
@@ -140,6 +140,27 @@ def _batch_rows(x, ids):
     return x[jnp.arange(x.shape[0])[:, None], ids]
 
 
+def _decode(xs, wq, wk, wv):
+    """256 steps of one-head attention decoding over a batch of 4: each step's key and value written into
+    the caches at step t (`cache.at[:, t].set(k)`), the query attending to the steps so far."""
+    import jax
+    import jax.numpy as jnp
+
+    steps, batch, width = xs.shape
+
+    def step(t, carry):
+        h, keys, values = carry
+        keys = keys.at[:, t].set(h @ wk)
+        values = values.at[:, t].set(h @ wv)
+        scores = jnp.einsum("bd,btd->bt", h @ wq, keys) / jnp.sqrt(width)
+        scores = jnp.where(jnp.arange(steps)[None, :] <= t, scores, -1e9)
+        attended = jnp.einsum("bt,btd->bd", jax.nn.softmax(scores, axis=-1), values)
+        return jnp.tanh(attended + xs[t]), keys, values
+
+    start = (jnp.zeros((batch, width)), jnp.zeros((batch, steps, width)), jnp.zeros((batch, steps, width)))
+    return jax.lax.fori_loop(0, steps, step, start)[0]
+
+
 def _reflect_pad(x):
     import jax.numpy as jnp
 
@@ -205,6 +226,10 @@ OPS = {
     "batch_rows": ("x[b, ids[b, j]]: 128 rows of each of the 32 batches of f32[32,512,768]", lambda: _batch_rows,
                    lambda: [_normal(41, 32, 512, 768), np.random.default_rng(42).integers(0, 512, (32, 128)).astype(np.int32)],
                    0.0),
+    "decode": ("256 steps of attention decoding with key and value caches f32[4,256,128] (fori_loop)",
+               lambda: _decode,
+               lambda: [_normal(44, 256, 4, 128), *(_normal(45 + i, 128, 128) * np.float32(0.1) for i in range(3))],
+               1e-4),
     "reflect_pad": ("jnp.pad(mode='reflect') of f32[8,56,56,64] by 3 in H and W", lambda: _reflect_pad,
                     lambda: [_normal(43, 8, 56, 56, 64)], 0.0),
 }
