@@ -258,8 +258,8 @@ def _entry(module, dispatch):
 
 
 def _scalar_body(func):
-    """(the function's zero-dimensional linalg.generic, its other ops) when it only loads scalars, computes
-    them with arith ops in that generic and stores its results; else None."""
+    """The function's zero-dimensional linalg.generic when the function only loads integer scalars,
+    computes with integer arith ops in that generic and stores its results; else None."""
     ops = ir.block_ops(func.regions[0].blocks[0].operations[0]) if func.regions[0].blocks[0].operations else []
     generics = [op for op in ops if op.name == "linalg.generic"]
     if len(generics) != 1 or any(op.name not in _SCALAR_FRAME for op in ops if op.name != "linalg.generic"):
@@ -282,8 +282,8 @@ def _scalar_body(func):
 def _scalar_inputs(dispatch) -> list | None:
     """The host scalars a flow.dispatch's tensor operands were splatted from (constants loaded), or None
     when an operand is anything else or a result is tied to an operand."""
-    if any(ir.IntegerAttr(t).value != -1 for t in ir.ArrayAttr(dispatch.attributes["tied_operands"])) \
-            if "tied_operands" in dispatch.attributes else False:
+    tied = ir.ArrayAttr(dispatch.attributes["tied_operands"]) if "tied_operands" in dispatch.attributes else []
+    if any(ir.IntegerAttr(t).value != -1 for t in tied):
         return None
     if list(ir.DenseI32ArrayAttr(dispatch.attributes["operandSegmentSizes"]))[0] != 0:
         return None
