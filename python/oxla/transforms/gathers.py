@@ -38,6 +38,8 @@ binding viewed in that shape (the same bytes): 4.1 ms.
 
 from __future__ import annotations
 
+import math
+
 from oxla import ir
 from oxla.dialects import stablehlo_build as build
 from oxla.dialects.stablehlo_build import dimension_numbers
@@ -229,9 +231,7 @@ def flattened_gather(op) -> tuple[list[int], list] | None:
     if found is None:
         return None
     sizes, parts = found
-    inner = 1
-    for size in sizes:
-        inner *= size
+    inner = math.prod(sizes)
     if flat.shape[0] % inner:
         return None
     return [flat.shape[0] // inner] + sizes[::-1], parts[::-1]
