@@ -70,9 +70,16 @@ module attributes {stream.affinity.default = #hal.device.affinity<@__device_0>} 
 
 // -----
 
-// Two carried values that start from one constant: the loop is left as it is.
+// Two carried values that start from one splat constant: the second starts from a splat of the element
+// behind an optimization barrier (a value IREE cannot fold into the first), and both are moved.
 // CHECK-LABEL: util.func public @shared_start
-// CHECK-NOT:     flow.tensor.transfer
+// CHECK:         %[[CST:.*]] = arith.constant dense<0.000000e+00> : tensor<4x8xf32>
+// CHECK:         %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK:         %[[KEPT:.*]] = util.optimization_barrier %[[ZERO]] : f32
+// CHECK:         %[[FRESH:.*]] = flow.tensor.splat %[[KEPT]] : tensor<4x8xf32>
+// CHECK:         %[[A:.*]] = flow.tensor.transfer %[[CST]]
+// CHECK:         %[[B:.*]] = flow.tensor.transfer %[[FRESH]]
+// CHECK:         scf.for %{{.*}} iter_args(%{{.*}} = %[[A]], %{{.*}} = %[[B]])
 module attributes {stream.affinity.default = #hal.device.affinity<@__device_0>} {
   util.func public @shared_start() -> (tensor<4x8xf32>, tensor<4x8xf32>) {
     %c0 = arith.constant 0 : i32
@@ -83,5 +90,24 @@ module attributes {stream.affinity.default = #hal.device.affinity<@__device_0>} 
       scf.yield %b, %a : tensor<4x8xf32>, tensor<4x8xf32>
     }
     util.return %r#0, %r#1 : tensor<4x8xf32>, tensor<4x8xf32>
+  }
+}
+
+// -----
+
+// Two carried values that start from one constant that is no splat: the loop is left as it is.
+// CHECK-LABEL: util.func public @shared_table
+// CHECK-NOT:     flow.tensor.transfer
+// CHECK-NOT:     util.optimization_barrier
+module attributes {stream.affinity.default = #hal.device.affinity<@__device_0>} {
+  util.func public @shared_table() -> (tensor<2xf32>, tensor<2xf32>) {
+    %c0 = arith.constant 0 : i32
+    %c4 = arith.constant 4 : i32
+    %c1 = arith.constant 1 : i32
+    %table = arith.constant dense<[1.0, 2.0]> : tensor<2xf32>
+    %r:2 = scf.for %i = %c0 to %c4 step %c1 iter_args(%a = %table, %b = %table) -> (tensor<2xf32>, tensor<2xf32>) : i32 {
+      scf.yield %b, %a : tensor<2xf32>, tensor<2xf32>
+    }
+    util.return %r#0, %r#1 : tensor<2xf32>, tensor<2xf32>
   }
 }
