@@ -19,7 +19,8 @@ wrong with any of the loop's starts moved: IREE updated both in one buffer,
 and clones or barriers of the shared tensor were folded away. The second of
 such starts is rebuilt as a splat of its element passed through an
 optimization barrier, a value IREE cannot fold back (256 decoding steps
-with f32[4,256,128] caches: 150-163 ms -> 30 ms, XLA 17-25 ms); a loop
+with f32[4,256,128] caches: 150-163 ms -> 30-33 ms; XLA 9-25 ms, as the
+machine's load moved it); a loop
 where that is not possible (a shared start that is no splat constant) is
 left alone.
 
