@@ -159,6 +159,11 @@ def ops(module_or_op, *, post_order: bool = False) -> list[_ir.Operation]:
     return found
 
 
+def producer(value) -> _ir.Operation | None:
+    """The Operation that defines `value`, or None for a block argument."""
+    return value.owner.operation if isinstance(value, _ir.OpResult) else None
+
+
 def block_ops(op) -> list[_ir.Operation]:
     """The ops of the block that holds `op`, in order, as Operations.
 

@@ -182,7 +182,7 @@ class ClampGatherIndices(RewritePass):
 
 def _constant_index(value) -> int | None:
     """The value of an `arith.constant` of index type, or None."""
-    producer = value.owner.operation if isinstance(value, ir.OpResult) else None
+    producer = ir.producer(value)
     if producer is None or producer.name != "arith.constant" or not isinstance(value.type, ir.IndexType):
         return None
     return ir.IntegerAttr(producer.attributes["value"]).value
@@ -243,7 +243,7 @@ def _store_of(op):
     if store is None or store.name != "iree_tensor_ext.dispatch.tensor.store":
         return None
     target = store.operands[1]
-    subspan = target.owner.operation if isinstance(target, ir.OpResult) else None
+    subspan = ir.producer(target)
     if subspan is None or subspan.name != "hal.interface.binding.subspan" or _only_user(target) is None:
         return None
     whole = list(build.i64s(store, "static_sizes", [])) == build.shape(op.results[0])
@@ -299,7 +299,7 @@ def _unflatten(op, shape: list[int], parts: list, store) -> None:
                                         "operandSegmentSizes": ir.DenseI32ArrayAttr.get([1, 1, 0, 0, 0, 0])})
     store.erase()
     subspan.erase()
-    flat_empty = op.operands[0].owner.operation if isinstance(op.operands[0], ir.OpResult) else None
+    flat_empty = ir.producer(op.operands[0])
     op.erase()
     if flat_empty is not None and flat_empty.name == "tensor.empty" and not list(flat_empty.results[0].uses):
         flat_empty.erase()

@@ -80,14 +80,9 @@ def _first_init(loop) -> int:
     return 3 if loop.name == "scf.for" else 0
 
 
-def _producer(value):
-    """The Operation that defines `value`, or None for a block argument."""
-    return value.owner.operation if isinstance(value, ir.OpResult) else None
-
-
 def _unplaced(value) -> bool:
     """Whether `value` is a tensor made by an op that puts it on no device."""
-    producer = _producer(value)
+    producer = ir.producer(value)
     return isinstance(value.type, ir.RankedTensorType) and producer is not None and producer.name in _UNPLACED
 
 
@@ -96,10 +91,10 @@ def _imported(value):
 
     A consumed argument read elsewhere too came out wrong (IREE updated it in place under the other
     reader), so only an argument the loop alone reads is handed over."""
-    producer = _producer(value)
+    producer = ir.producer(value)
     while producer is not None and len(list(value.uses)) == 1 and producer.name in _VIEWS:
         value = producer.operands[0]
-        producer = _producer(value)
+        producer = ir.producer(value)
     alone = len(list(value.uses)) == 1
     return producer if alone and producer is not None and producer.name == "hal.tensor.import" else None
 
@@ -113,7 +108,7 @@ def _may_share(a, b) -> bool:
 def _fresh_splat(loop, value):
     """A tensor like the splat constant `value` that IREE cannot fold back into a constant (its element
     passes an optimization barrier), built before `loop`; None when `value` is no splat constant."""
-    producer = _producer(value)
+    producer = ir.producer(value)
     element = ir.RankedTensorType(value.type).element_type
     if producer is None or producer.name != "arith.constant" or not isinstance(element, (ir.IntegerType, ir.FloatType)):
         return None
@@ -150,8 +145,8 @@ def _separate_starts(loop) -> bool:
 
 def _erase_fresh(splat) -> None:
     """Erases a splat `_fresh_splat` built and the barrier and constant under it."""
-    barrier = _producer(splat.owner.operands[0])
-    constant = _producer(barrier.operands[0])
+    barrier = ir.producer(splat.owner.operands[0])
+    constant = ir.producer(barrier.operands[0])
     for op in (splat.owner.operation, barrier, constant):
         op.erase()
 
@@ -336,7 +331,7 @@ def _scalar_inputs(dispatch) -> list | None:
         return None
     scalars = []
     for value in dispatch.operands:
-        producer = _producer(value)
+        producer = ir.producer(value)
         if not _is_scalar_tensor(value.type) or producer is None:
             return None
         if producer.name == "flow.tensor.splat":
