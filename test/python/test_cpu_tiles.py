@@ -779,3 +779,43 @@ def test_gemvs_of_a_constant_matrix_keep_data_tiling(matvec):
     module = compile(_gemv(512, 256, matvec, constant=True), compile_to="global-optimization", cpu=CPU)
     transforms.run(module, "builtin.module(oxla-llvmcpu-gemv-reductions)")
     assert ("linalg.matvec" if matvec else "linalg.vecmat") in ir.to_text(module)  # packed once while compiling
+
+
+def _batched_gemv(weighted: bool, queries: int | None = 1) -> str:
+    """@main(q, cache) over a cache f32[4, 256, 128] (batch, steps, width) and `queries` per batch (None:
+    one, without a dimension of its own): the attention scores q[b, i, :] . cache[b, t, :] when not
+    `weighted`, else the weighted sum over the steps q[b, i, :] . cache[b, :, d]. One query is a batched
+    matrix-vector product."""
+    contracted, query_width, out = (1, 256, 128) if weighted else (2, 128, 256)
+    rows = "" if queries is None else f"{queries}x"
+    q, r = f"tensor<4x{rows}{query_width}xf32>", f"tensor<4x{rows}{out}xf32>"
+    return (f"func.func @main(%q: {q}, %c: tensor<4x256x128xf32>) -> {r} {{\n"
+            f"  %0 = stablehlo.dot_general %q, %c, batching_dims = [0] x [0], contracting_dims = "
+            f"[{1 if queries is None else 2}] x [{contracted}] : ({q}, tensor<4x256x128xf32>) -> {r}\n"
+            f"  return %0 : {r}\n}}\n")
+
+
+@pytest.mark.parametrize("queries", [None, 1])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_batched_gemvs_over_a_cache_are_reductions_without_data_tiling(weighted, queries):
+    src = _batched_gemv(weighted, queries)
+    flow = ir.to_text(compile(src, compile_to="flow", cpu=CPU))
+    assert "set_encoding" not in flow and "compilation_info" in flow
+    # Along the cache's rows (scores): 64 of one batch's rows per workgroup; over them (the weighted sum):
+    # a strip of the register file as wide as the rows (_outer_config). The query's own dimension is one.
+    unit = "" if queries is None else "1, "
+    assert f"distribution = [1, {unit}{128 if weighted else 64}, 0]" in flow
+    without = ir.to_text(compile(src, compile_to="flow", cpu=CPU, disable_passes=["oxla-llvmcpu-gemv-reductions"]))
+    assert "set_encoding" in without  # data tiling would pack the cache on every call
+    rng = np.random.default_rng(23)
+    q = rng.standard_normal((4, 1, 256 if weighted else 128)).astype(np.float32)
+    cache = rng.standard_normal((4, 256, 128)).astype(np.float32)
+    c = cache.astype(np.float64)
+    want = q.astype(np.float64) @ (c if weighted else c.transpose(0, 2, 1))
+    got = np.asarray(runtime.load(compile(src)).main(q if queries else q[:, 0], cache))
+    np.testing.assert_allclose(got, want if queries else want[:, 0], rtol=1e-5, atol=1e-4)
+
+
+def test_batched_products_of_several_rows_keep_data_tiling():
+    flow = ir.to_text(compile(_batched_gemv(False, queries=8), compile_to="flow", cpu=CPU))
+    assert "set_encoding" in flow and "compilation_info" not in flow  # a matmul per batch: data tiling pays

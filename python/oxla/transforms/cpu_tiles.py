@@ -301,13 +301,17 @@ def _compilation_info(config: str):
                               f"translation_info = {_PIPELINE}>", context=ir.context())
 
 
-# Matrix-vector products IREE would data-tile: the maps of their operands (and result) over (n, k) as a
-# linalg.generic, and which operand is the matrix.
-_GEMV_MAPS = {
+# Named ops that are matrix-vector products when the left or right side is one row (or of one row per
+# batch): the maps of their operands (and result) when written as a linalg.generic (a batch_matmul may
+# carry its own) and their loops' kinds.
+_PAR, _RED = "parallel", "reduction"
+_NAMED_GEMVS = {
     "linalg.vecmat": ("[affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>]",
-                      1),
+                      [_PAR, _RED]),
     "linalg.matvec": ("[affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0)>]",
-                      0),
+                      [_PAR, _RED]),
+    "linalg.batch_matmul": ("[affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>,"
+                            " affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>]", [_PAR, _PAR, _PAR, _RED]),
 }
 # Rows of a matrix-vector product (a row reduction) per workgroup.
 GEMV_ROWS = 64
@@ -317,43 +321,118 @@ GEMV_ROWS = 64
 _CONSTANT_OPS = ("arith.constant", "util.global.load", "flow.tensor.constant")
 
 
-def gemv_matrix(op, constants: set):
-    """The matrix of a linalg.vecmat or linalg.matvec of static f32 shapes whose matrix is computed when the
-    program runs (not one of the `constants`, the results of _CONSTANT_OPS), else None."""
-    if op.name not in _GEMV_MAPS or len(op.operands) != 3:
-        return None
-    if not all(ir.RankedTensorType(v.type).has_static_shape and str(ir.RankedTensorType(v.type).element_type) == "f32"
-               for v in op.operands):
-        return None
-    matrix = op.operands[_GEMV_MAPS[op.name][1]]
-    return None if matrix in constants else matrix
+@dataclasses.dataclass(frozen=True)
+class Gemv:
+    """A (batched) matrix-vector product as loops: its maps, the matrix operand, the loop over the matrix's
+    rows that the vector does not read, the reduced loop, and each loop's kind and trip count."""
+
+    maps: list
+    matrix: int
+    rows: int
+    reduced: int
+    iterators: list[str]
+    extents: list[int]
+
+    @property
+    def matrix_inner(self) -> int:
+        """The loop of the matrix's innermost (contiguous) dimension."""
+        return _plain_dims(self.maps[self.matrix])[-1]
 
 
-def gemv_config(op, vector_bytes: int, registers: int) -> str | None:
-    """The lowering config of the generic a matrix-vector product becomes: a vecmat reduces over the
-    matrix's rows, like a column sum (_outer_config); a matvec along them, one row of ROW_STEP_VECTORS
-    vectors per step (None when its rows are no whole number of steps)."""
-    rows, columns = ir.RankedTensorType(op.operands[_GEMV_MAPS[op.name][1]].type).shape
-    if op.name == "linalg.vecmat":
-        return _outer_config(["parallel", "reduction"], [columns, rows], 0, columns, 4, vector_bytes, registers)
+def _plain_dims(map_attr) -> list[int] | None:
+    """The loops an indexing map's results are, in order; None when one is no plain loop dimension."""
+    found = [_DIM.match(str(e)) for e in ir.AffineMapAttr(map_attr).value.results]
+    return [int(m.group(1)) for m in found] if all(found) else None
+
+
+def gemv_of(iterators: list[str], maps: list, shapes: list[list[int]]) -> Gemv | None:
+    """The product's layout when loops `iterators` over operands of `shapes` (two inputs and the result,
+    `maps` their indexing maps) are a matrix-vector product, batched or not: one input (the matrix) reads
+    every loop, the other every loop but one parallel one (the rows), the result every loop but the one
+    reduction; loops of one trip (a batched matmul's single row) count for nothing. Else None."""
+    dims = [_plain_dims(m) for m in maps]
+    if len(dims) != 3 or None in dims:
+        return None
+    extents = [0] * len(iterators)
+    for operand_dims, shape in zip(dims, shapes):
+        for d, size in zip(operand_dims, shape):
+            extents[d] = size
+    loops = {d for d, n in enumerate(extents) if n != 1}
+    reduced = [d for d, it in enumerate(iterators) if it == _RED]
+    read = [set(d) & loops for d in dims]
+    if len(reduced) != 1 or reduced[0] not in loops or read[2] != loops - {reduced[0]}:
+        return None
+    for matrix, vector in ((0, 1), (1, 0)):
+        missing = loops - read[vector]
+        if read[matrix] == loops and len(missing) == 1:
+            return Gemv(maps, matrix, missing.pop(), reduced[0], iterators, extents)
+    return None
+
+
+def _multiplies_and_adds(op) -> bool:
+    """Whether a linalg.generic's body is `out + in0 * in1` (or `in0 * in1 + out`), in floats."""
+    body = list(op.regions[0].blocks[0].operations)
+    if [o.name for o in body] != ["arith.mulf", "arith.addf", "linalg.yield"]:
+        return False
+    args = list(op.regions[0].blocks[0].arguments)
+    product, total = body[0], body[1]
+    return set(product.operands) == set(args[:2]) and set(total.operands) == {args[2], product.results[0]} \
+        and body[2].operands[0] == total.results[0]
+
+
+def _static_f32(values) -> bool:
+    """Whether every value is a tensor of static shape and f32 elements."""
+    return all(isinstance(v.type, ir.RankedTensorType) and v.type.has_static_shape and str(v.type.element_type) == "f32"
+               for v in values)
+
+
+def gemv_at_run_time(op, constants: set) -> Gemv | None:
+    """The layout of a static f32 matrix-vector product (a vecmat, matvec, batch_matmul of single rows or
+    linalg.generic multiplying and adding, batched or not) whose matrix is computed when the program
+    runs (not one of the `constants`, the results of _CONSTANT_OPS), else None."""
+    if op.name not in _NAMED_GEMVS and op.name != "linalg.generic" or len(op.operands) != 3 \
+            or len(op.results) != 1 or not _static_f32(op.operands):
+        return None
+    shapes = [v.type.shape for v in op.operands]
+    if op.name in _NAMED_GEMVS:
+        maps, iterators = _NAMED_GEMVS[op.name]
+        given = op.attributes["indexing_maps"] if "indexing_maps" in op.attributes else ir.Attribute.parse(maps)
+        gemv = gemv_of(iterators, list(given), shapes)
+    elif "compilation_info" not in op.attributes and "lowering_config" not in op.attributes \
+            and _multiplies_and_adds(op):
+        gemv = gemv_of(_iterators(op), list(op.attributes["indexing_maps"]), shapes)
+    else:
+        return None
+    return gemv if gemv is not None and op.operands[gemv.matrix] not in constants else None
+
+
+def gemv_config(gemv: Gemv, vector_bytes: int, registers: int) -> str | None:
+    """The lowering config of a matrix-vector product: one whose matrix rows are its innermost dimension
+    (a vecmat) reduces over them like a column sum (_outer_config); one reducing along its rows (a matvec)
+    steps one row of ROW_STEP_VECTORS vectors at a time, GEMV_ROWS rows of a batch per workgroup. None when
+    the rows are no whole number of steps, or the matrix's innermost dimension is a batch."""
+    inner, iterators, extents = gemv.matrix_inner, gemv.iterators, gemv.extents
+    if inner == gemv.rows:
+        return _outer_config(iterators, extents, inner, extents[inner], 4, vector_bytes, registers)
     width = ROW_STEP_VECTORS * vector_bytes // 4
-    if columns % width:
+    if inner != gemv.reduced or extents[inner] % width:
         return None
-    return _config({"distribution": [GEMV_ROWS, 0], "vector_common_parallel": [1, 0], "vector_reduction": [0, width]})
+    batch = [1 if it == _PAR else 0 for it in iterators]
+    return _config({"distribution": [GEMV_ROWS if d == gemv.rows else b for d, b in enumerate(batch)],
+                    "vector_common_parallel": batch,
+                    "vector_reduction": [width if d == inner else 0 for d in range(len(iterators))]})
 
 
-def _gemv_reduction(op, config: str):
-    """`op` as a linalg.generic over (n, k) multiplying and adding, with `config`, at its place."""
+def _as_reduction(op, gemv: Gemv):
+    """A named product `op` as a linalg.generic of `gemv`'s loops multiplying and adding, at its place."""
     init = op.operands[2]
     f32 = ir.F32Type.get()
+    iterators = ", ".join(f"#linalg.iterator_type<{it}>" for it in gemv.iterators)
     with ir.InsertionPoint(op), op.location:
         generic = ir.Operation.create("linalg.generic", results=[init.type], operands=list(op.operands),
-                                      attributes={
-                                          "indexing_maps": ir.Attribute.parse(_GEMV_MAPS[op.name][0]),
-                                          "iterator_types": ir.Attribute.parse(
-                                              "[#linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]"),
-                                          "operandSegmentSizes": ir.DenseI32ArrayAttr.get([2, 1]),
-                                          "compilation_info": _compilation_info(config)}, regions=1)
+                                      attributes={"indexing_maps": ir.ArrayAttr.get(gemv.maps),
+                                                  "iterator_types": ir.Attribute.parse(f"[{iterators}]"),
+                                                  "operandSegmentSizes": ir.DenseI32ArrayAttr.get([2, 1])}, regions=1)
         block = generic.regions[0].blocks.append(f32, f32, f32)
     with ir.InsertionPoint(block), op.location:
         product = ir.Operation.create("arith.mulf", results=[f32], operands=[block.arguments[0], block.arguments[1]])
@@ -361,6 +440,7 @@ def _gemv_reduction(op, config: str):
         ir.Operation.create("linalg.yield", operands=[total.results[0]])
     op.results[0].replace_all_uses_with(generic.results[0])
     op.erase()
+    return generic
 
 
 @register_pass
@@ -375,15 +455,18 @@ class GemvReductions(Pass):
         (an argument): for f32[1,4096] x f32[4096,4096] on an AVX2 Zen 3 the pack took 20-24 ms of 30,
         the product 7-8, XLA's whole product 7. A linalg.generic with a lowering config is left out of
         data tiling; configured as a reduction over or along the matrix's rows (gemv_config), it reads
-        the matrix once."""
+        the matrix once. Batched products (attention's scores and weighted sum for one query, over a
+        cache) are such generics or batch_matmuls of one row per batch."""
         vector_bytes, registers = _vector_shape(module)
         ops = []
         ir.walk(module, ops.append)
         constants = {result for op in ops if op.name in _CONSTANT_OPS for result in op.results}
-        for op in [op for op in ops if gemv_matrix(op, constants) is not None]:
-            config = gemv_config(op, vector_bytes, registers)
+        found = [(op, gemv) for op in ops if (gemv := gemv_at_run_time(op, constants)) is not None]
+        for op, gemv in found:  # all found first: replacing a named op frees the ops of its body
+            config = gemv_config(gemv, vector_bytes, registers)
             if config is not None:
-                _gemv_reduction(op, config)
+                generic = op if op.name == "linalg.generic" else _as_reduction(op, gemv)
+                generic.attributes["compilation_info"] = _compilation_info(config)
 
 
 @register_pass
