@@ -161,6 +161,15 @@ def _decode(xs, wq, wk, wv):
     return jax.lax.fori_loop(0, steps, step, start)[0]
 
 
+def _attention_step(q, keys, values):
+    """One query per head attending over key and value caches: a decoding step of multi-head attention."""
+    import jax
+    import jax.numpy as jnp
+
+    scores = jnp.einsum("bhqd,bhtd->bhqt", q, keys) / jnp.sqrt(q.shape[-1])
+    return jnp.einsum("bhqt,bhtd->bhqd", jax.nn.softmax(scores, axis=-1), values)
+
+
 def _reflect_pad(x):
     import jax.numpy as jnp
 
@@ -230,6 +239,10 @@ OPS = {
                lambda: _decode,
                lambda: [_normal(44, 256, 4, 128), *(_normal(45 + i, 128, 128) * np.float32(0.1) for i in range(3))],
                1e-4),
+    "attention_step": ("one query attending over caches f32[4,8,1024,64] (batch, heads, steps, width)",
+                       lambda: _attention_step,
+                       lambda: [_normal(48, 4, 8, 1, 64), _normal(49, 4, 8, 1024, 64), _normal(50, 4, 8, 1024, 64)],
+                       1e-4),
     "reflect_pad": ("jnp.pad(mode='reflect') of f32[8,56,56,64] by 3 in H and W", lambda: _reflect_pad,
                     lambda: [_normal(43, 8, 56, 56, 64)], 0.0),
 }

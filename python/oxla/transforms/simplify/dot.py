@@ -150,3 +150,38 @@ def dot_empty_contracting(op, rw) -> bool:
         return False
     zero = np.zeros((), to_numpy_dtype(element_of(result)))
     return replace_built(op, rw, lambda: splat_constant(result.type, zero))
+
+
+def _merged_batch(value, batch: int):
+    """`value` with its leading `batch` dimensions merged into one (a reshape: the elements keep their order)."""
+    dims = static_shape(value)
+    return shlo.reshape(value, shape=[int(np.prod(dims[:batch]))] + list(dims[batch:]))
+
+
+@rule("stablehlo.dot_general", family=FAMILY)
+def dot_merge_batch_dims(op, rw) -> bool:
+    """dot_general over several leading batch dimensions of both operands -> one batch dimension, reshapes around it."""
+    # Exact: the same products summed in the same order. XLA's dot decomposer does the same; IREE collapses the
+    # batch dimensions after any transpose of an operand, which then stays a copy of its own instead of folding
+    # into the product's indexing.
+    lb, rb, lc, rc = _numbers(op)
+    attrs = _attributes(op)
+    shapes = [static_shape(v) for v in (op.lhs, op.rhs, op.results[0])]
+    batch = len(lb)
+    if attrs is None or None in shapes or batch < 2 or lb != list(range(batch)) or rb != lb:
+        return False
+    if "other" in (element_kind(op.lhs), element_kind(op.rhs), element_kind(op.results[0])):
+        return False  # quantized: a per-axis scale's axis would move
+    numbers = shlo.DotDimensionNumbers(lhs_batching_dimensions=[0], rhs_batching_dimensions=[0],
+                                       lhs_contracting_dimensions=[d - batch + 1 for d in lc],
+                                       rhs_contracting_dimensions=[d - batch + 1 for d in rc])
+    extra = {k: v for k, v in attrs.items() if k != "dot_dimension_numbers"}
+    out = shapes[2]
+
+    def make():
+        merged = ir.RankedTensorType.get([int(np.prod(out[:batch]))] + list(out[batch:]), element_of(op.results[0]))
+        dot = shlo.dot_general(_merged_batch(op.lhs, batch), _merged_batch(op.rhs, batch), dot_dimension_numbers=numbers,
+                               result_types=[merged], **extra)
+        return shlo.reshape(dot, shape=list(out))
+
+    return replace_built(op, rw, make)

@@ -172,3 +172,52 @@ func.func @dot_empty_widening(%a: tensor<2x0x5xi8>, %b: tensor<2x0xi8>) -> tenso
   %r = stablehlo.dot_general %a, %b, batching_dims = [0] x [0], contracting_dims = [1] x [1] : (tensor<2x0x5xi8>, tensor<2x0xi8>) -> tensor<2x5xi32>
   return %r : tensor<2x5xi32>
 }
+
+// -----
+
+// Two leading batch dimensions (attention's batch and heads) become one, the contracting dimensions shifted.
+// rule: dot_merge_batch_dims applies
+// CHECK-LABEL: func.func @dot_two_batch_dims
+// CHECK-NEXT:    %[[A:.*]] = stablehlo.reshape %arg0 : (tensor<2x3x1x4xf32>) -> tensor<6x1x4xf32>
+// CHECK-NEXT:    %[[B:.*]] = stablehlo.reshape %arg1 : (tensor<2x3x5x4xf32>) -> tensor<6x5x4xf32>
+// CHECK-NEXT:    %[[D:.*]] = stablehlo.dot_general %[[A]], %[[B]], batching_dims = [0] x [0], contracting_dims = [2] x [2] : (tensor<6x1x4xf32>, tensor<6x5x4xf32>) -> tensor<6x1x5xf32>
+// CHECK-NEXT:    %[[R:.*]] = stablehlo.reshape %[[D]] : (tensor<6x1x5xf32>) -> tensor<2x3x1x5xf32>
+// CHECK-NEXT:    return %[[R]]
+func.func @dot_two_batch_dims(%a: tensor<2x3x1x4xf32>, %b: tensor<2x3x5x4xf32>) -> tensor<2x3x1x5xf32> {
+  %r = stablehlo.dot_general %a, %b, batching_dims = [0, 1] x [0, 1], contracting_dims = [3] x [3] : (tensor<2x3x1x4xf32>, tensor<2x3x5x4xf32>) -> tensor<2x3x1x5xf32>
+  return %r : tensor<2x3x1x5xf32>
+}
+
+// -----
+
+// Three, with integers widened and the precision kept.
+// rule: dot_merge_batch_dims applies
+// CHECK-LABEL: func.func @dot_three_batch_dims
+// CHECK:         stablehlo.dot_general %{{.*}}, %{{.*}}, batching_dims = [0] x [0], contracting_dims = [1] x [2], precision = [HIGHEST, HIGHEST] : (tensor<24x5xi8>, tensor<24x3x5xi8>) -> tensor<24x3xi32>
+// CHECK-NEXT:    stablehlo.reshape %{{.*}} : (tensor<24x3xi32>) -> tensor<2x3x4x3xi32>
+func.func @dot_three_batch_dims(%a: tensor<2x3x4x5xi8>, %b: tensor<2x3x4x3x5xi8>) -> tensor<2x3x4x3xi32> {
+  %r = stablehlo.dot_general %a, %b, batching_dims = [0, 1, 2] x [0, 1, 2], contracting_dims = [3] x [4], precision = [HIGHEST, HIGHEST] : (tensor<2x3x4x5xi8>, tensor<2x3x4x3x5xi8>) -> tensor<2x3x4x3xi32>
+  return %r : tensor<2x3x4x3xi32>
+}
+
+// -----
+
+// Batch dimensions that do not lead both operands would need a transpose: left as they are.
+// rule: dot_merge_batch_dims keeps
+// CHECK-LABEL: func.func @dot_batch_dims_not_leading
+// CHECK-NEXT:    stablehlo.dot_general %arg0, %arg1, batching_dims = [0, 2] x [0, 1]
+func.func @dot_batch_dims_not_leading(%a: tensor<2x4x3xf32>, %b: tensor<2x3x4x5xf32>) -> tensor<2x3x5xf32> {
+  %r = stablehlo.dot_general %a, %b, batching_dims = [0, 2] x [0, 1], contracting_dims = [1] x [2] : (tensor<2x4x3xf32>, tensor<2x3x4x5xf32>) -> tensor<2x3x5xf32>
+  return %r : tensor<2x3x5xf32>
+}
+
+// -----
+
+// One batch dimension is the form already.
+// rule: dot_merge_batch_dims keeps
+// CHECK-LABEL: func.func @dot_one_batch_dim
+// CHECK-NEXT:    stablehlo.dot_general %arg0, %arg1, batching_dims = [0] x [0], contracting_dims = [2] x [1]
+func.func @dot_one_batch_dim(%a: tensor<2x3x4xf32>, %b: tensor<2x4x5xf32>) -> tensor<2x3x5xf32> {
+  %r = stablehlo.dot_general %a, %b, batching_dims = [0] x [0], contracting_dims = [2] x [1] : (tensor<2x3x4xf32>, tensor<2x4x5xf32>) -> tensor<2x3x5xf32>
+  return %r : tensor<2x3x5xf32>
+}
