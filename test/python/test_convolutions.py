@@ -2,7 +2,9 @@
 (oxla-llvmcpu-phase-convolutions), 7x1-, 1x7-like ones as one matmul
 (oxla-llvmcpu-unfold-strip-convolutions), grouped ones per group
 (oxla-llvmcpu-split-grouped-convolutions) or as sums over kernel taps
-(oxla-llvmcpu-grouped-convolution-taps), with the original's results."""
+(oxla-llvmcpu-grouped-convolution-taps), 1-D ones as 2-D ones (oxla-llvmcpu-widen-1d-convolutions),
+channels-first ones as channels-last ones (oxla-llvmcpu-channels-last-convolutions), with the original's
+results."""
 
 import itertools
 
@@ -316,4 +318,46 @@ def test_tap_sums_in_any_layout_match_irees_grouped_convolution():
     x, k = rng.standard_normal((8, 6, 2, 7)).astype(np.float32), rng.standard_normal((2, 3, 8, 2)).astype(np.float32)
     got = runtime.load(compile(text)).main(x, k)
     want = runtime.load(compile(text, disable_passes=["oxla-llvmcpu-grouped-convolution-taps"])).main(x, k)
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-5, atol=1e-5)
+
+
+LAYOUT_PASSES = ["oxla-llvmcpu-widen-1d-convolutions", "oxla-llvmcpu-channels-last-convolutions"]
+# (dimension numbers, input, kernel and result types, window, feature groups) of convolutions the two
+# passes rewrite: 1-D ones in JAX's and PyTorch's layouts, channels-first 2-D and 3-D ones, a scrambled one.
+_LAYOUT_CASES = {
+    "nwc": ("[b, 0, f]x[0, i, o]->[b, 0, f]", "2x16x4", "5x4x3", "2x6x3",
+            "stride = [2], pad = [[2, 1]], rhs_dilate = [2], reverse = [true]", 1),
+    "ncw": ("[b, f, 0]x[o, i, 0]->[b, f, 0]", "2x4x16", "6x2x3", "2x6x29", "lhs_dilate = [2]", 2),
+    "nchw": ("[b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1]", "2x4x9x7", "8x4x3x3", "2x8x5x7",
+             "stride = [2, 1], pad = [[1, 1], [1, 1]]", 1),
+    "ncdhw": ("[b, f, 0, 1, 2]x[o, i, 0, 1, 2]->[b, f, 0, 1, 2]", "1x3x5x5x5", "4x3x2x2x2", "1x4x4x4x4", "", 1),
+    "scrambled": ("[f, 1, b, 0]x[i, 0, o, 1]->[1, f, 0, b]", "8x6x2x7", "2x3x8x2", "3x8x6x2",
+                  "stride = [1, 2], pad = [[1, 2], [0, 1]], rhs_dilate = [2, 1]", 4),
+}
+
+
+def _layout_case(name: str) -> str:
+    numbers, x, k, y, window, groups = _LAYOUT_CASES[name]
+    types = [f"tensor<{t}xf32>" for t in (x, k, y)]
+    return (f"func.func @main(%x: {types[0]}, %k: {types[1]}) -> {types[2]} {{\n"
+            f"  %0 = stablehlo.convolution(%x, %k) dim_numbers = {numbers}, window = {{{window}}} "
+            f"{{batch_group_count = 1 : i64, feature_group_count = {groups} : i64}} : ({types[0]}, {types[1]}) "
+            f"-> {types[2]}\n  return %0 : {types[2]}\n}}\n")
+
+
+@pytest.mark.parametrize("name", list(_LAYOUT_CASES))
+def test_convolutions_run_channels_last_and_two_dimensional_with_irees_results(name):
+    text = _layout_case(name)
+    module = ir.parse(text)
+    transforms.run(module, f"builtin.module({','.join(LAYOUT_PASSES)})")
+    convolutions = [op for op in ir.ops(module) if op.name == "stablehlo.convolution"]
+    spatial = max(len(_LAYOUT_CASES[name][0].split("x")[0].split(",")) - 2, 2)
+    dims = ", ".join(str(d) for d in range(spatial))
+    assert [str(op.attributes["dimension_numbers"]) for op in convolutions] == [
+        f"#stablehlo.conv<[b, {dims}, f]x[{dims}, i, o]->[b, {dims}, f]>"]
+    rng = np.random.default_rng(31)
+    _, x, k, _, _, _ = _LAYOUT_CASES[name]
+    inputs = [rng.standard_normal([int(n) for n in shape.split("x")]).astype(np.float32) for shape in (x, k)]
+    got = runtime.load(compile(text)).main(*inputs)
+    want = runtime.load(compile(text, disable_passes=LAYOUT_PASSES)).main(*inputs)
     np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-5, atol=1e-5)

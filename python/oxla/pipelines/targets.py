@@ -160,6 +160,14 @@ LLVM_CPU_CODEGEN_PASSES = (
     # (the ResNet block 2.10 -> 1.83 ms, the stage transition 1.74 -> 1.42 ms; XLA 2.0 and 1.6 ms). On AVX2
     # it takes the convolutions IREE's code runs slowly there, with a 4x16 tile (the stage transition on
     # a Zen 3: 1.29x -> 0.92x XLA's time); see oxla/transforms/cpu_kernels.py.
+    # 1-D convolutions run as 2-D ones over a unit height, for the passes below and IREE's vectorized
+    # code: IREE ran the 1-D form as a generic element by element (a 5-tap kernel over f32[8,1024,128]
+    # to 128 features on an AVX2 Zen 3: 89 ms, XLA 9 ms); see oxla/transforms/convolutions.py.
+    ("before:input", "builtin.module(oxla-llvmcpu-widen-1d-convolutions)"),
+    # Convolutions in other layouts (PyTorch's NCHW) run channels-last between transposes: IREE's
+    # channels-first code is far slower (a 3x3 over f32[1,64,56,56] on an AVX2 Zen 3: 110 ms, XLA 1.9
+    # ms); see oxla/transforms/convolutions.py.
+    ("before:input", "builtin.module(oxla-llvmcpu-channels-last-convolutions)"),
     # Input-dilated (transposed) convolutions run as one convolution per output phase over the undilated
     # input, without the zeros IREE multiplies (a 3x3 stride-2 transposed convolution of f32[1,28,28,128]
     # to 64 features on an AVX2 Zen 3: 6.7 ms -> 2.0 ms, XLA 2.1-2.2 ms, its 2x1 phases unfolded below);

@@ -34,6 +34,7 @@
 // CHECK-NEXT:       distinct-keys=<bool> (default true) - go through i64 keys (false for devices without 64-bit integers: chlo.top_k becomes a sort, composites stay IREE's)
 // CHECK-NEXT:   --oxla-legalize-triangular-solve{{ +}}- Rewrites stablehlo.triangular_solve (which IREE does not lower) as substitution in a stablehlo.while.
 // CHECK-NEXT:   --oxla-legalize-unsigned{{ +}}- Rewrites ops on unsigned integers that IREE rejects (reverse, padded reduce_window) into forms it lowers.
+// CHECK-NEXT:   --oxla-llvmcpu-channels-last-convolutions{{ +}}- Runs convolutions of other layouts (NCHW) as channels-last ones between transposes.
 // CHECK-NEXT:   --oxla-llvmcpu-contiguous-gathers{{ +}}- Reads gather indices that do not vary along a vector inside the body, so rows load as vectors.
 // CHECK-NEXT:   --oxla-llvmcpu-conv-register-tiles{{ +}}- Steps f32 convolutions by whole vectors of output features where IREE steps parts of one (AVX2).
 // CHECK-NEXT:   --oxla-llvmcpu-elementwise-steps{{ +}}- Steps element-wise dispatches two vectors at a time on CPUs under 16 lanes (AVX2).
@@ -58,6 +59,7 @@
 // CHECK-NEXT:   --oxla-llvmcpu-unfold-strip-convolutions{{ +}}- Runs NHWC convolutions with 7x1, 1x7-like kernels as a matmul over the input's taps side by side.
 // CHECK-NEXT:   --oxla-llvmcpu-unroll-tiny-batch-matmuls{{ +}}- Writes batched matmuls of tiny matrices as element-wise products summed (IREE pads them into tiles).
 // CHECK-NEXT:   --oxla-llvmcpu-vector-scatter-rows{{ +}}- Runs row scatters (a scatter-add of rows, a segment sum) as a loop that reads each row as vectors.
+// CHECK-NEXT:   --oxla-llvmcpu-widen-1d-convolutions{{ +}}- Runs 1-D convolutions as 2-D ones over a unit height, which IREE vectorizes.
 // CHECK-NEXT:   --oxla-llvmcpu-widen-half-contractions{{ +}}- bf16 and f16 matmuls and convolutions sum in f32, over f32 operands where the x86-64 CPU lacks the type's.
 // CHECK-NEXT:   --oxla-materialize-shared-elementwise{{ +}}- Computes costly element-wise values once (optimization_barrier) when several reductions would recompute them.
 // CHECK-NEXT:       min-elements=<int> (default 16384)
