@@ -68,6 +68,15 @@ def _conv(x, w):
     return jax.lax.conv_general_dilated(x, w, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))
 
 
+def _conv_in(layout: tuple[str, str, str]):
+    """An unstrided 'SAME' convolution in `layout` (JAX's dimension-number strings)."""
+    def conv(x, w):
+        import jax
+
+        return jax.lax.conv_general_dilated(x, w, (1,) * (len(layout[0]) - 2), "SAME", dimension_numbers=layout)
+    return conv
+
+
 def _grouped_conv(groups: int):
     import jax
 
@@ -194,6 +203,11 @@ OPS = {
                                _normal(20, 3, 3, 128, 128).astype(ml_dtypes.bfloat16)], 1e-2),
     "conv_7x1": ("7x1 convolution (Inception's factorized 7x7), f32[1,17,17,192] to 192 features",
                  lambda: _conv, lambda: [_normal(21, 1, 17, 17, 192), _normal(22, 7, 1, 192, 192)], 1e-4),
+    "conv_1d": ("1-D convolution, 5 taps, f32[8,1024,128] to 128 features", lambda: _conv_in(("NWC", "WIO", "NWC")),
+                lambda: [_normal(51, 8, 1024, 128), _normal(52, 5, 128, 128) * np.float32(0.1)], 1e-4),
+    "conv_nchw": ("3x3 convolution in PyTorch's layout (NCHW, OIHW), f32[1,64,56,56] to 64 features",
+                  lambda: _conv_in(("NCHW", "OIHW", "NCHW")),
+                  lambda: [_normal(53, 1, 64, 56, 56), _normal(54, 64, 64, 3, 3) * np.float32(0.1)], 1e-4),
     "grouped_conv": ("3x3 convolution in 16 groups (ResNeXt-like), f32[1,28,28,256] to 256 features",
                      lambda: _grouped_conv(16), lambda: [_normal(29, 1, 28, 28, 256), _normal(30, 3, 3, 16, 256)], 1e-4),
     "grouped_conv_32": ("3x3 convolution in 32 groups of 8 (ResNeXt 32x8d's), f32[1,28,28,256] to 256 features",
