@@ -21,7 +21,7 @@ from oxla.transforms.cpu_tiles import (
     chunked_outer_reduction_config, column_tile_rows, conv_register_config, elementwise_step_config,
     outer_reduction_config,
     pack_vector_config, panel_config, register_tile_config, row_block_config, row_of_tiles_config,
-    row_reduction_config,
+    row_reduction_config, whole_vector_config,
 )
 
 _MLIR = {np.float32: "f32", np.float64: "f64", np.int32: "i32"}
@@ -819,3 +819,39 @@ def test_batched_gemvs_over_a_cache_are_reductions_without_data_tiling(weighted,
 def test_batched_products_of_several_rows_keep_data_tiling():
     flow = ir.to_text(compile(_batched_gemv(False, queries=8), compile_to="flow", cpu=CPU))
     assert "set_encoding" in flow and "compilation_info" not in flow  # a matmul per batch: data tiling pays
+
+
+def _config_text(distribution, common) -> str:
+    return (f"#iree_cpu.lowering_config<distribution = {distribution}, "
+            f"vector_common_parallel = {common}>")
+
+
+def test_whole_vector_tiles_leave_no_remainder_in_a_row():
+    ragged = _config_text([128, 50], [1, 16])
+    # Rows of 1000: one workgroup a row block, stepped by 8 (16 does not divide 1000).
+    assert whole_vector_config(ragged, [4096, 1000]) == _config_text([128, 1000], [1, 8])
+    # Few rows: the widest tile that still leaves 8 workgroups (25 of 40).
+    assert whole_vector_config(_config_text([8, 50], [1, 16]), [8, 1000]) == _config_text([8, 40], [1, 8])
+    assert whole_vector_config(_config_text([128, 64], [1, 16]), [4096, 1024]) is None  # whole already
+    assert whole_vector_config(_config_text([128, 77], [1, 16]), [4096, 1001]) is None  # no step divides 1001
+
+
+_ONE_HOT = """func.func @main(%ids: tensor<512xi32>) -> tensor<512x1000xf32> {
+  %iota = stablehlo.iota dim = 1 : tensor<512x1000xi32>
+  %b = stablehlo.broadcast_in_dim %ids, dims = [0] : (tensor<512xi32>) -> tensor<512x1000xi32>
+  %eq = stablehlo.compare EQ, %b, %iota : (tensor<512x1000xi32>, tensor<512x1000xi32>) -> tensor<512x1000xi1>
+  %r = stablehlo.convert %eq : (tensor<512x1000xi1>) -> tensor<512x1000xf32>
+  return %r : tensor<512x1000xf32>
+}
+"""
+
+
+def test_one_hot_rows_of_1000_get_whole_vector_tiles():
+    configured = ir.to_text(compile(_ONE_HOT, compile_to="executable-configurations", cpu=CPU))
+    assert "distribution = [128, 200], vector_common_parallel = [1, 8]" in configured  # 20 workgroups
+    raw = ir.to_text(compile(_ONE_HOT, compile_to="executable-configurations", cpu=CPU,
+                             disable_passes=["oxla-llvmcpu-whole-vector-workgroups"]))
+    assert "vector_common_parallel = [1, 8]" not in raw  # IREE's own tiles leave a remainder
+    ids = np.random.default_rng(29).integers(-3, 1003, 512).astype(np.int32)
+    got = np.asarray(runtime.load(compile(_ONE_HOT)).main(ids))
+    np.testing.assert_array_equal(got, (ids[:, None] == np.arange(1000)[None, :]).astype(np.float32))

@@ -179,6 +179,12 @@ def _attention_step(q, keys, values):
     return jnp.einsum("bhqt,bhtd->bhqd", jax.nn.softmax(scores, axis=-1), values)
 
 
+def _one_hot(ids):
+    import jax
+
+    return jax.nn.one_hot(ids, 1000)
+
+
 def _reflect_pad(x):
     import jax.numpy as jnp
 
@@ -257,6 +263,8 @@ OPS = {
                        lambda: _attention_step,
                        lambda: [_normal(48, 4, 8, 1, 64), _normal(49, 4, 8, 1024, 64), _normal(50, 4, 8, 1024, 64)],
                        1e-4),
+    "one_hot": ("jax.nn.one_hot of 4096 ids into 1000 classes", lambda: _one_hot,
+                lambda: [np.random.default_rng(55).integers(0, 1000, 4096).astype(np.int32)], 0.0),
     "reflect_pad": ("jnp.pad(mode='reflect') of f32[8,56,56,64] by 3 in H and W", lambda: _reflect_pad,
                     lambda: [_normal(43, 8, 56, 56, 64)], 0.0),
 }

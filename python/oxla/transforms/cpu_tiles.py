@@ -983,6 +983,72 @@ def elementwise_step_config(config: str, lanes: int) -> str | None:
     return _config(levels)
 
 
+# Fewest workgroups whole_vector_config leaves a dispatch (where IREE's tiles gave it more).
+MIN_WORKGROUPS = 8
+
+
+def _workgroups(extents: list[int], distribution: list[int]) -> int:
+    """How many workgroups tiles of `distribution` (0: the whole loop) make of loops of `extents`."""
+    return math.prod(-(-extent // tile) for extent, tile in zip(extents, distribution) if tile > 0)
+
+
+# Narrowest vector step whole_vector_config takes.
+MIN_WHOLE_STEP = 4
+
+
+def whole_vector_config(config: str, extents: list[int]) -> str | None:
+    """`config` (an element-wise root's, over loops of `extents`) with its innermost workgroup tile a whole
+    number of vector steps where IREE's leaves a remainder in every workgroup (1000 columns in tiles of
+    50, stepped by 16): the widest divisor of the loop that is a multiple of the step and keeps at least
+    MIN_WORKGROUPS workgroups (IREE's count, if that was fewer); the step halved until it divides the loop
+    (to 8 for 1000 columns; no narrower than MIN_WHOLE_STEP). None when IREE's tile is whole already or
+    no such tile exists."""
+    levels = _levels(config)
+    if not levels or set(levels) != {"distribution", "vector_common_parallel"}:
+        return None
+    distribution, common = levels["distribution"], levels["vector_common_parallel"]
+    if not len(distribution) == len(common) == len(extents) or min(distribution[-1], common[-1]) <= 0 \
+            or distribution[-1] % common[-1] == 0:
+        return None
+    extent, step = extents[-1], common[-1]
+    while step >= MIN_WHOLE_STEP and extent % step:
+        step //= 2
+    if step < MIN_WHOLE_STEP:
+        return None
+    fewest = min(_workgroups(extents, distribution), MIN_WORKGROUPS)
+    for width in range(extent, 0, -step):
+        if extent % width == 0 and _workgroups(extents, distribution[:-1] + [width]) >= fewest:
+            distribution[-1], common[-1] = width, step
+            return _config(levels)
+    return None
+
+
+def _elementwise(op) -> bool:
+    """Whether `op` is a linalg.generic of parallel loops writing its result in loop order."""
+    if op.name != "linalg.generic" or set(_iterators(op)) != {"parallel"} or len(op.results) != 1:
+        return False
+    written = _plain_dims(list(op.attributes["indexing_maps"])[-1])
+    return written == list(range(len(_iterators(op))))
+
+
+@register_pass
+class WholeVectorWorkgroups(Pass):
+    """Gives element-wise dispatches workgroup tiles of whole vector steps where IREE's leave a remainder."""
+
+    name = "oxla-llvmcpu-whole-vector-workgroups"
+    anchor = "builtin.module"
+
+    def run(self, module) -> None:
+        """IREE tiles an element-wise dispatch over rows of 1000 (jax.nn.one_hot into 1000 classes) in
+        workgroups 50 wide, stepped by vectors of 16: every row of every workgroup ends in a remainder of
+        2 done element by element. Rewrites the tiles of each dispatch that is one such op
+        (whole_vector_config)."""
+        for _, configured in _configured_ops_by_function(module):
+            if len(configured) == 1 and _elementwise(configured[0]):
+                op = configured[0]
+                _set(op, whole_vector_config(str(op.attributes["lowering_config"]), _loop_extents(op)))
+
+
 # Math ops that cost no more than an add; every other math op, and a division, is a long chain of
 # dependent instructions (or one slow one) per element.
 _CHEAP_MATH = frozenset({"math.absf", "math.absi", "math.copysign", "math.fma"})
