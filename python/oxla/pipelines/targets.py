@@ -162,10 +162,10 @@ LLVM_CPU_CODEGEN_PASSES = (
     # a Zen 3: 1.29x -> 0.92x XLA's time); see oxla/transforms/cpu_kernels.py.
     # 1-D convolutions run as 2-D ones over a unit height, for the passes below and IREE's vectorized
     # code: IREE ran the 1-D form as a generic element by element (a 5-tap kernel over f32[8,1024,128]
-    # to 128 features on an AVX2 Zen 3: 89 ms, XLA 9 ms); see oxla/transforms/convolutions.py.
+    # to 128 features on an AVX-512 Xeon: 88 ms, XLA 9 ms); see oxla/transforms/convolutions.py.
     ("before:input", "builtin.module(oxla-llvmcpu-widen-1d-convolutions)"),
     # Convolutions in other layouts (PyTorch's NCHW) run channels-last between transposes: IREE's
-    # channels-first code is far slower (a 3x3 over f32[1,64,56,56] on an AVX2 Zen 3: 110 ms, XLA 1.9
+    # channels-first code is far slower (a 3x3 over f32[1,64,56,56] on an AVX-512 Xeon: 110 ms, XLA 1.9
     # ms); see oxla/transforms/convolutions.py.
     ("before:input", "builtin.module(oxla-llvmcpu-channels-last-convolutions)"),
     # Input-dilated (transposed) convolutions run as one convolution per output phase over the undilated
@@ -219,8 +219,8 @@ LLVM_CPU_CODEGEN_PASSES = (
     # Matrix-vector products (vecmat, matvec, batched ones) of a matrix computed at run time (an argument,
     # a cache) run as reductions instead of packing the matrix for data tiling on every call (on an AVX2
     # Zen 3: f32[1,4096] x f32[4096,4096] 30 ms -> 8.8-11.9 ms, XLA 6.1-7.6 ms; f32[4096,4096] x
-    # f32[4096] 22.6 -> 12.1 ms, XLA 5.6-9.8 ms; 256 decoding steps over caches f32[4,256,128]: 16.1 ->
-    # 6.3 ms, XLA 4.2-5.0 ms); see oxla/transforms/cpu_tiles.py.
+    # f32[4096] 22.6 -> 12.1 ms, XLA 5.6-9.8 ms; on an AVX-512 Xeon, 256 decoding steps over caches
+    # f32[4,256,128]: 16.1 -> 6.3 ms, XLA 4.2-5.0 ms); see oxla/transforms/cpu_tiles.py.
     ("after:global-optimization", "builtin.module(oxla-llvmcpu-gemv-reductions)"),
     # Host loops as for every target (HOST_LOOPS; on an AVX2 Zen 3, 1024 steps of a scan over f32[4096]:
     # 2.96 s -> 9-11 ms, XLA 5.6-6.6 ms; a 64-step RNN of 8x256: 6.0 -> 2.7-4.0 ms, XLA 2.6-3.4 ms; a
@@ -279,7 +279,7 @@ LLVM_CPU_CODEGEN_PASSES = (
     # the chain 0.95x); see oxla/transforms/cpu_tiles.py.
     ("after:executable-configurations", "builtin.module(oxla-llvmcpu-row-reduction-steps)"),
     # Element-wise dispatches whose workgroups IREE tiles with a remainder of a vector step in every row
-    # get tiles of whole steps (jax.nn.one_hot of 4096 ids into 1000 classes on an AVX2 Zen 3: the
+    # get tiles of whole steps (jax.nn.one_hot of 4096 ids into 1000 classes on an AVX-512 Xeon: the
     # dispatch 0.93 -> 0.42 ms); see oxla/transforms/cpu_tiles.py.
     ("after:executable-configurations", "builtin.module(oxla-llvmcpu-whole-vector-workgroups)"),
     # Element-wise dispatches doing math step two vectors instead of one on CPUs under 16 lanes, so that

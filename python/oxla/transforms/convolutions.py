@@ -62,7 +62,7 @@ oxla-llvmcpu-widen-1d-convolutions: convolutions over one spatial dimension
 (a 1-D convolution: audio, text, a temporal block) as 2-D ones over a unit
 height. IREE lowers a 1-D convolution to a linalg.generic it does not
 vectorize: a kernel of 5 taps over f32[8,1024,128] to 128 features took 89
-ms on an AVX2 Zen 3 (XLA 9 ms). Its 2-D form, a 1x5 kernel, goes on to the
+ms on an AVX-512 Xeon (XLA 9 ms). Its 2-D form, a 1x5 kernel, goes on to the
 passes above (the unfolding into one matmul, or oxla's matmul kernel for a
 constant kernel). Reshapes add and drop the unit dimensions, so the
 products and their order are the same.
@@ -71,7 +71,7 @@ oxla-llvmcpu-channels-last-convolutions: convolutions in any other layout
 (PyTorch's and ONNX's NCHW with OIHW kernels, NCW) as channels-last ones
 ([b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]) between transposes. IREE's code
 for a channels-first convolution runs far from the vector units: a 3x3 over
-f32[1,64,56,56] to 64 features took 110 ms on an AVX2 Zen 3 (XLA 1.9 ms),
+f32[1,64,56,56] to 64 features took 110 ms on an AVX-512 Xeon (XLA 1.9 ms),
 a 5-tap NCW one over f32[8,128,1024] 618 ms (XLA 9.8). The transposes of a
 constant kernel fold while compiling; the input's and the result's are one
 copy each, and the channels-last passes above then apply. The products and
