@@ -1,6 +1,7 @@
 """oxla-llvmcpu-matmul-kernel: large bf16 and f32 matmuls, and NHWC convolutions as implicit matmuls,
 run through oxla's AVX-512 dispatch, bit for bit as IREE computes them (its bf16 microkernel, its f32
-generated code; bf16 convolutions within rounding)."""
+generated code; bf16 convolutions within rounding); bf16 matmuls through AMX tiles where the CPU has
+them."""
 
 from pathlib import Path
 
@@ -9,13 +10,14 @@ import numpy as np
 import pytest
 
 from oxla import ir, runtime, transforms
+from oxla.runtime import drivers as runtime_drivers
 from oxla.pipelines import compile
 from oxla.dialects.stablehlo.attributes import dense_text
 from oxla.transforms.cpu_kernels import (
     ConvShape, MatmulShape, conv_shape, kernels_for, matmul_shape, packed_rhs, target_features)
 
 AVX2 = "x86-64-v3"  # a chip with AVX2 and FMA but not AVX-512: the kernel's 4x16 tile, convolutions only
-AVX2_KERNELS = kernels_for({"+avx2", "+fma", "+f16c"})
+AVX2_KERNELS = kernels_for({"+avx2", "+fma", "+f16c"}, convolutions=True)
 
 
 def _dot(m: int, k: int, n: int, *, transposed: bool = False, element: str = "bf16", result: str = "f32",
@@ -170,11 +172,15 @@ def test_the_kernel_computes_what_iree_does(element, m, k, n, transposed, lead, 
     a = rng.standard_normal((*(lead or (m,)), k)).astype(dtype)
     b = rng.standard_normal((n, k) if transposed else (k, n)).astype(dtype)
     src = _dot(m, k, n, transposed=transposed, element=element, lead=lead, weights=b if constant else None)
-    assert f"oxla_{element}_matmul" in ir.to_text(compile(src, compile_to="input"))
+    lowered = ir.to_text(compile(src, compile_to="input"))
+    assert f"oxla_{element}_matmul" in lowered
     args = (a,) if constant else (a, b)
     got = np.asarray(runtime.load(compile(src), device=device).main(*args))
     iree = np.asarray(runtime.load(compile(src, optimize=False), device=device).main(*args))  # IREE's own code
-    np.testing.assert_array_equal(got, iree)
+    if "tdpbf16ps" in lowered:  # AMX (a host that has it) sums K pairs apart from vdpbf16ps in the last bits
+        np.testing.assert_allclose(got, iree, rtol=1e-5, atol=1e-4)
+    else:
+        np.testing.assert_array_equal(got, iree)
     reference = a.astype(np.float64) @ (b.T if transposed else b).astype(np.float64)
     np.testing.assert_allclose(got, reference, rtol=1e-4, atol=1e-3)
 
@@ -256,7 +262,9 @@ def test_on_avx2_matmuls_stay_with_iree():
     module = ir.parse(_dot(512, 64, 512, element="f32", weights=np.zeros((64, 512), np.float32)))
     dot = _the_dot(module)
     assert matmul_shape(dot, 1 << 23) is not None and matmul_shape(dot, 1 << 23, AVX2_KERNELS) is None
-    assert set(kernels_for({"+avx2", "+fma"})) == {"f32"} and kernels_for({"+avx2"}) == {}  # FMA needed
+    assert kernels_for({"+avx2", "+fma"}) == {}  # no matmul kernel there
+    assert set(kernels_for({"+avx2", "+fma"}, convolutions=True)) == {"f32"}
+    assert kernels_for({"+avx2"}, convolutions=True) == {}  # FMA needed
 
 
 def test_packed_panels_are_the_register_tiles_columns_wide():
@@ -439,3 +447,37 @@ def test_one_row_times_a_transposed_run_time_matrix_is_the_matrix_times_the_row(
     x, w = rng.standard_normal((1, 512)).astype(np.float32), rng.standard_normal((256, 512)).astype(np.float32)
     got = np.asarray(runtime.load(compile(_row_times(1, 512, 256))).main(x, w))
     np.testing.assert_allclose(got, x.astype(np.float64) @ w.astype(np.float64).T, rtol=1e-5, atol=1e-4)
+
+
+_AMX_FEATURES = {"+avx512f", "+avx512bf16", "+amx-bf16", "+amx-tile"}
+_needs_amx = pytest.mark.skipif(not (_host_has("amx_bf16") and runtime_drivers.request_tile_state()),
+                                reason="the host CPU has no AMX, or Linux does not grant its tile state")
+
+
+def test_amx_cpus_take_bf16_matmuls_to_the_tile_kernel_and_convolutions_to_the_vector_one():
+    assert kernels_for(_AMX_FEATURES)["bf16"].tiles
+    assert not kernels_for(_AMX_FEATURES, convolutions=True)["bf16"].tiles
+    assert not kernels_for(_AMX_FEATURES, tiles=False)["bf16"].tiles
+    assert kernels_for(_AMX_FEATURES)["f32"] == kernels_for({"+avx512f"})["f32"]
+
+
+@pytest.mark.parametrize("k, tiles", [(256, True), (130, False)])  # K in steps of 32, else vdpbf16ps
+def test_a_sapphire_rapids_target_compiles_the_amx_kernel(k, tiles):
+    src = _dot(256, k, 256)
+    lowered = ir.to_text(compile(src, cpu="sapphirerapids", compile_to="input"))
+    assert "oxla_bf16_matmul_256x256x" in lowered
+    assert ("llvm.x86.tdpbf16ps.internal" in lowered) is tiles
+    assert compile(src, cpu="sapphirerapids").vmfb  # LLVM takes the tile code (it configures the tiles)
+
+
+@_needs_amx
+@pytest.mark.parametrize("m, k, n, transposed", [(256, 512, 288, False), (64, 1024, 256, True)])
+def test_the_amx_kernel_sums_bf16_products_in_f32(m, k, n, transposed):
+    rng = np.random.default_rng(13)
+    a = rng.standard_normal((m, k)).astype(ml_dtypes.bfloat16)
+    b = rng.standard_normal((n, k) if transposed else (k, n)).astype(ml_dtypes.bfloat16)
+    src = _dot(m, k, n, transposed=transposed)
+    assert "tdpbf16ps" in ir.to_text(compile(src, compile_to="input"))
+    got = np.asarray(runtime.load(compile(src)).main(a, b))
+    reference = a.astype(np.float64) @ (b.T if transposed else b).astype(np.float64)
+    np.testing.assert_allclose(got, reference, rtol=1e-5, atol=1e-4)  # f32 sums of exact products

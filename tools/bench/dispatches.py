@@ -12,6 +12,11 @@ measured this way see the caches as the program leaves them, unlike IREE's
 per-dispatch benchmarks (`--iree-hal-dump-executable-benchmarks-to`), whose
 buffers are never written: every read hits one zero page, so a 1024^3 f32
 matmul dispatch measures 8.7 ms there and 9.2 ms in the program.
+
+On CPUs with AMX, oxla's bf16 matmuls use its tiles, which Linux grants a
+process only when it asks (oxla.runtime does); the benchmark tool does
+not, so it runs with a small library preloaded that asks (built with the
+machine's C compiler).
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ import tempfile
 if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
+from oxla.runtime import drivers  # noqa: E402
 from tools.bench import systems, zoo  # noqa: E402
 
 # One row of `iree-profile statistics`: a dispatch's name, call count and mean time with its unit.
@@ -41,6 +47,31 @@ def _tool(name: str) -> str:
     if found is None:
         raise SystemExit(f"{name} not found (it comes with iree-base-runtime)")
     return found
+
+
+# A library whose constructor asks Linux for the AMX tile state in the process that loads it.
+_TILE_STATE_SHIM = """#include <sys/syscall.h>
+#include <unistd.h>
+__attribute__((constructor)) static void request_tile_state(void) { syscall(SYS_arch_prctl, 0x1023, 18); }
+"""
+
+
+def tool_environment(workdir: str) -> dict[str, str]:
+    """The environment for IREE's tools: with _TILE_STATE_SHIM preloaded where Linux grants AMX's tile
+    state (oxla's AMX kernels fault without it); SystemExit when that needs a C compiler there is none of."""
+    env = dict(os.environ)
+    if not drivers.request_tile_state():
+        return env
+    compiler = shutil.which("cc") or shutil.which("gcc")
+    if compiler is None:
+        raise SystemExit("this CPU has AMX: running oxla's kernels under iree-benchmark-module needs a C compiler "
+                         "to build the library that asks Linux for the tile state")
+    source, library = os.path.join(workdir, "tile_state.c"), os.path.join(workdir, "tile_state.so")
+    with open(source, "w") as f:
+        f.write(_TILE_STATE_SHIM)
+    subprocess.run([compiler, "-shared", "-fPIC", "-O1", "-o", library, source], check=True, capture_output=True)
+    env["LD_PRELOAD"] = " ".join(filter(None, [library, env.get("LD_PRELOAD")]))
+    return env
 
 
 def input_flag(path: str, array) -> str:
@@ -74,7 +105,7 @@ def profile(name: str, repeat: int, workdir: str, threads: int = 1) -> list[tupl
     subprocess.run([*pin, _tool("iree-benchmark-module"), f"--module={vmfb}", *device_flags(threads),
                     "--device_allocator=caching", "--function=main", *inputs, f"--benchmark_repetitions={repeat}",
                     "--device_profiling_mode=host-execution", f"--device_profiling_output={trace}"],
-                   check=True, capture_output=True)
+                   check=True, capture_output=True, env=tool_environment(workdir))
     report = subprocess.run([_tool("iree-profile"), "statistics", trace], check=True, capture_output=True,
                             text=True).stdout
     return parse_statistics(report)

@@ -109,7 +109,9 @@ class Artifact:
         return self.target.driver
 
     def save(self, path: str | os.PathLike) -> None:
-        """Writes the .vmfb; `iree-run-module` and `oxla.runtime.load` read it."""
+        """Writes the .vmfb; `iree-run-module` and `oxla.runtime.load` read it (on a CPU with AMX, where
+        oxla's bf16 matmuls use its tiles, only processes that ask Linux for the tile state run those,
+        as oxla.runtime does and iree-run-module does not)."""
         with open(path, "wb") as f:
             f.write(self.vmfb)
 

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import ctypes
+import functools
+import platform
+import sys
 import threading
 from dataclasses import dataclass
 
@@ -14,6 +17,21 @@ from oxla.runtime.errors import DeviceError, iree_message
 _LOCK = threading.RLock()
 _DEVICES: dict[str, "Device | str"] = {}  # name -> Device, or the reason it cannot be created
 _INSTANCE: list[rt.VmInstance] = []
+
+
+# Linux x86-64: arch_prctl(ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA) lets the process use AMX tiles.
+_ARCH_PRCTL, _ARCH_REQ_XCOMP_PERM, _XFEATURE_XTILEDATA = 158, 0x1023, 18
+
+
+@functools.cache
+def request_tile_state() -> bool:
+    """Asks Linux for the AMX tile state, once per process: without it an AMX instruction (oxla's bf16
+    matmul kernel on CPUs that have AMX) faults. Whether it was granted; False elsewhere. Processes that
+    are not Python (iree-run-module) do not ask, so they cannot run such kernels."""
+    if sys.platform != "linux" or platform.machine() != "x86_64":
+        return False
+    libc = ctypes.CDLL(None, use_errno=True)
+    return libc.syscall(_ARCH_PRCTL, _ARCH_REQ_XCOMP_PERM, _XFEATURE_XTILEDATA) == 0
 
 
 @dataclass(frozen=True)

@@ -426,4 +426,5 @@ def load(vmfb_or_artifact, device: "str | Device" = "local-task") -> Module:
     """Load a vmfb (bytes, a path, or an object with `.vmfb` bytes) on a device (a driver name)."""
     vm_module = _vm_module(vmfb_or_artifact)
     dev = drivers.get_device(device)
+    drivers.request_tile_state()
     return Module(vm_module, dev, _context(vm_module, dev))
