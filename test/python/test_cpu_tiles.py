@@ -795,20 +795,23 @@ def _batched_gemv(weighted: bool, queries: int | None = 1) -> str:
             f"  return %0 : {r}\n}}\n")
 
 
-@pytest.mark.parametrize("queries", [None, 1])
+@pytest.mark.parametrize("queries", [None, 1, 4])
 @pytest.mark.parametrize("weighted", [False, True])
 def test_batched_gemvs_over_a_cache_are_reductions_without_data_tiling(weighted, queries):
     src = _batched_gemv(weighted, queries)
     flow = ir.to_text(compile(src, compile_to="flow", cpu=CPU))
     assert "set_encoding" not in flow and "compilation_info" in flow
     # Along the cache's rows (scores): 64 of one batch's rows per workgroup; over them (the weighted sum):
-    # a strip of the register file as wide as the rows (_outer_config). The query's own dimension is one.
-    unit = "" if queries is None else "1, "
+    # a strip of the register file as wide as the rows (_outer_config). A single query's dimension is one;
+    # several (grouped-query attention) share the workgroup, and the weighted sum steps them together.
+    unit = "" if queries is None else f"{queries}, "
     assert f"distribution = [1, {unit}{128 if weighted else 64}, 0]" in flow
+    if queries == 4:
+        assert f"vector_common_parallel = [1, {'4, 64' if weighted else '1, 1'}, 0]" in flow
     without = ir.to_text(compile(src, compile_to="flow", cpu=CPU, disable_passes=["oxla-llvmcpu-gemv-reductions"]))
     assert "set_encoding" in without  # data tiling would pack the cache on every call
     rng = np.random.default_rng(23)
-    q = rng.standard_normal((4, 1, 256 if weighted else 128)).astype(np.float32)
+    q = rng.standard_normal((4, queries or 1, 256 if weighted else 128)).astype(np.float32)
     cache = rng.standard_normal((4, 256, 128)).astype(np.float32)
     c = cache.astype(np.float64)
     want = q.astype(np.float64) @ (c if weighted else c.transpose(0, 2, 1))
@@ -816,8 +819,8 @@ def test_batched_gemvs_over_a_cache_are_reductions_without_data_tiling(weighted,
     np.testing.assert_allclose(got, want if queries else want[:, 0], rtol=1e-5, atol=1e-4)
 
 
-def test_batched_products_of_several_rows_keep_data_tiling():
-    flow = ir.to_text(compile(_batched_gemv(False, queries=8), compile_to="flow", cpu=CPU))
+def test_batched_products_of_many_rows_keep_data_tiling():
+    flow = ir.to_text(compile(_batched_gemv(False, queries=16), compile_to="flow", cpu=CPU))
     assert "set_encoding" in flow and "compilation_info" not in flow  # a matmul per batch: data tiling pays
 
 

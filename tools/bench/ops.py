@@ -179,6 +179,15 @@ def _attention_step(q, keys, values):
     return jnp.einsum("bhqt,bhtd->bhqd", jax.nn.softmax(scores, axis=-1), values)
 
 
+def _grouped_query_step(q, keys, values):
+    """Grouped-query attention decoding: each key and value head serves a group of query heads."""
+    import jax
+    import jax.numpy as jnp
+
+    scores = jnp.einsum("bhgd,bhtd->bhgt", q, keys) / jnp.sqrt(q.shape[-1])
+    return jnp.einsum("bhgt,bhtd->bhgd", jax.nn.softmax(scores, axis=-1), values)
+
+
 def _one_hot(ids):
     import jax
 
@@ -263,6 +272,10 @@ OPS = {
                        lambda: _attention_step,
                        lambda: [_normal(48, 4, 8, 1, 64), _normal(49, 4, 8, 1024, 64), _normal(50, 4, 8, 1024, 64)],
                        1e-4),
+    "grouped_query_step": ("grouped-query attention decoding: 4 query heads per key head over caches "
+                           "f32[4,8,1024,64]", lambda: _grouped_query_step,
+                           lambda: [_normal(56, 4, 8, 4, 64), _normal(57, 4, 8, 1024, 64), _normal(58, 4, 8, 1024, 64)],
+                           1e-4),
     "one_hot": ("jax.nn.one_hot of 4096 ids into 1000 classes", lambda: _one_hot,
                 lambda: [np.random.default_rng(55).integers(0, 1000, 4096).astype(np.int32)], 0.0),
     "reflect_pad": ("jnp.pad(mode='reflect') of f32[8,56,56,64] by 3 in H and W", lambda: _reflect_pad,

@@ -315,6 +315,9 @@ _NAMED_GEMVS = {
 }
 # Rows of a matrix-vector product (a row reduction) per workgroup.
 GEMV_ROWS = 64
+# Most vectors (queries) a product of a matrix with a few vectors multiplies at once (grouped-query
+# attention's heads per key): the matrix is then read once for all of them.
+GEMV_QUERIES = 8
 
 
 # Ops whose results data tiling packs once while compiling.
@@ -332,6 +335,7 @@ class Gemv:
     reduced: int
     iterators: list[str]
     extents: list[int]
+    queries: int = -1  # the loop over several vectors, which the matrix does not read (-1: one vector)
 
     @property
     def matrix_inner(self) -> int:
@@ -348,8 +352,9 @@ def _plain_dims(map_attr) -> list[int] | None:
 def gemv_of(iterators: list[str], maps: list, shapes: list[list[int]]) -> Gemv | None:
     """The product's layout when loops `iterators` over operands of `shapes` (two inputs and the result,
     `maps` their indexing maps) are a matrix-vector product, batched or not: one input (the matrix) reads
-    every loop, the other every loop but one parallel one (the rows), the result every loop but the one
-    reduction; loops of one trip (a batched matmul's single row) count for nothing. Else None."""
+    every loop, or every loop but one of at most GEMV_QUERIES trips (a few vectors), the other every loop
+    but one parallel one (the rows), the result every loop but the one reduction; loops of one trip (a
+    batched matmul's single row) count for nothing. Else None."""
     dims = [_plain_dims(m) for m in maps]
     if len(dims) != 3 or None in dims:
         return None
@@ -363,9 +368,9 @@ def gemv_of(iterators: list[str], maps: list, shapes: list[list[int]]) -> Gemv |
     if len(reduced) != 1 or reduced[0] not in loops or read[2] != loops - {reduced[0]}:
         return None
     for matrix, vector in ((0, 1), (1, 0)):
-        missing = loops - read[vector]
-        if read[matrix] == loops and len(missing) == 1:
-            return Gemv(maps, matrix, missing.pop(), reduced[0], iterators, extents)
+        missing, queries = loops - read[vector], loops - read[matrix]
+        if len(missing) == 1 and (not queries or (len(queries) == 1 and extents[min(queries)] <= GEMV_QUERIES)):
+            return Gemv(maps, matrix, missing.pop(), reduced[0], iterators, extents, min(queries, default=-1))
     return None
 
 
@@ -412,6 +417,8 @@ def gemv_config(gemv: Gemv, vector_bytes: int, registers: int) -> str | None:
     steps one row of ROW_STEP_VECTORS vectors at a time, GEMV_ROWS rows of a batch per workgroup. None when
     the rows are no whole number of steps, or the matrix's innermost dimension is a batch."""
     inner, iterators, extents = gemv.matrix_inner, gemv.iterators, gemv.extents
+    if gemv.queries >= 0:
+        return _queries_config(gemv, vector_bytes, registers)
     if inner == gemv.rows:
         return _outer_config(iterators, extents, inner, extents[inner], 4, vector_bytes, registers)
     width = ROW_STEP_VECTORS * vector_bytes // 4
@@ -421,6 +428,31 @@ def gemv_config(gemv: Gemv, vector_bytes: int, registers: int) -> str | None:
     return _config({"distribution": [GEMV_ROWS if d == gemv.rows else b for d, b in enumerate(batch)],
                     "vector_common_parallel": batch,
                     "vector_reduction": [width if d == inner else 0 for d in range(len(iterators))]})
+
+
+def _queries_config(gemv: Gemv, vector_bytes: int, registers: int) -> str | None:
+    """gemv_config for a product of a matrix with a few vectors, all of them in one workgroup, so the
+    matrix is read from memory once. Along the matrix's rows: each vector in turn over the workgroup's
+    GEMV_ROWS rows (which stay in cache), a row of ROW_STEP_VECTORS vectors per step; stepping all the
+    vectors at once made 4 x 64 blocks that took 3.8x as long. Over the rows: every step multiplies all
+    the vectors, a strip of half the registers shared among them. None where that does not divide."""
+    inner, iterators, extents, queries = gemv.matrix_inner, gemv.iterators, gemv.extents, gemv.queries
+    count, lanes = extents[queries], vector_bytes // 4
+    batch = [1 if it == _PAR else 0 for it in iterators]
+    if inner == gemv.reduced:
+        width = ROW_STEP_VECTORS * lanes
+        if extents[inner] % width:
+            return None
+        distribution = [count if d == queries else GEMV_ROWS if d == gemv.rows else b for d, b in enumerate(batch)]
+        return _config({"distribution": distribution, "vector_common_parallel": batch,
+                        "vector_reduction": [width if d == inner else 0 for d in range(len(iterators))]})
+    step = min(registers // 2 // count * lanes, extents[inner])
+    if inner != gemv.rows or step < lanes or extents[inner] % step:
+        return None
+    common = [count if d == queries else step if d == inner else b for d, b in enumerate(batch)]
+    return _config({"distribution": [extents[inner] if d == inner else c for d, c in enumerate(common)],
+                    "vector_common_parallel": common,
+                    "vector_reduction": [1 if it == _RED else 0 for it in iterators]})
 
 
 def _as_reduction(op, gemv: Gemv):
