@@ -361,3 +361,19 @@ def test_convolutions_run_channels_last_and_two_dimensional_with_irees_results(n
     got = runtime.load(compile(text)).main(*inputs)
     want = runtime.load(compile(text, disable_passes=LAYOUT_PASSES)).main(*inputs)
     np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-5, atol=1e-5)
+
+
+def test_unfolded_strip_convolutions_go_on_to_the_matmul_kernel():
+    # A 1-D convolution with its kernel an argument: widened, unfolded, then oxla's f32 kernel (AVX-512).
+    text = ("func.func @main(%x: tensor<2x512x64xf32>, %k: tensor<5x64x64xf32>) -> tensor<2x512x64xf32> {\n"
+            "  %0 = stablehlo.convolution(%x, %k) dim_numbers = [b, 0, f]x[0, i, o]->[b, 0, f], "
+            "window = {pad = [[2, 2]]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : "
+            "(tensor<2x512x64xf32>, tensor<5x64x64xf32>) -> tensor<2x512x64xf32>\n"
+            "  return %0 : tensor<2x512x64xf32>\n}\n")
+    assert "oxla_f32_matmul_1024x64x320" in ir.to_text(compile(text, cpu="znver5", compile_to="input"))
+    rng = np.random.default_rng(37)
+    x, k = rng.standard_normal((2, 512, 64)).astype(np.float32), rng.standard_normal((5, 64, 64)).astype(np.float32)
+    got = np.asarray(runtime.load(compile(text)).main(x, k))
+    padded = np.pad(x.astype(np.float64), ((0, 0), (2, 2), (0, 0)))
+    want = sum(padded[:, t:t + 512] @ k[t].astype(np.float64) for t in range(5))
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
