@@ -363,14 +363,15 @@ def test_convolutions_run_channels_last_and_two_dimensional_with_irees_results(n
     np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-5, atol=1e-5)
 
 
-def test_unfolded_strip_convolutions_go_on_to_the_matmul_kernel():
-    # A 1-D convolution with its kernel an argument: widened, unfolded, then oxla's f32 kernel (AVX-512).
+def test_one_dimensional_convolutions_go_on_to_the_convolution_kernel():
+    # A 1-D convolution with its kernel an argument: widened, then oxla's f32 kernel (AVX-512), which
+    # packs the kernel on every call and reads the taps from the input in place.
     text = ("func.func @main(%x: tensor<2x512x64xf32>, %k: tensor<5x64x64xf32>) -> tensor<2x512x64xf32> {\n"
             "  %0 = stablehlo.convolution(%x, %k) dim_numbers = [b, 0, f]x[0, i, o]->[b, 0, f], "
             "window = {pad = [[2, 2]]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : "
             "(tensor<2x512x64xf32>, tensor<5x64x64xf32>) -> tensor<2x512x64xf32>\n"
             "  return %0 : tensor<2x512x64xf32>\n}\n")
-    assert "oxla_f32_matmul_1024x64x320" in ir.to_text(compile(text, cpu="znver5", compile_to="input"))
+    assert "oxla_f32_conv_2x1x516x64_1x5x64" in ir.to_text(compile(text, cpu="znver5", compile_to="input"))
     rng = np.random.default_rng(37)
     x, k = rng.standard_normal((2, 512, 64)).astype(np.float32), rng.standard_normal((5, 64, 64)).astype(np.float32)
     got = np.asarray(runtime.load(compile(text)).main(x, k))

@@ -219,7 +219,10 @@ def _the_conv(module):
     (_conv((1, 20, 16, 64), (5, 3), 32, pad=((0, 2), (1, 1))), ConvShape("f32", 1, 22, 18, 64, (5, 3), 32, (0, 2, 1, 1))),
     (_conv((1, 16, 32, 64), (3, 3), 64, element="bf16"), ConvShape("bf16", 1, 18, 34, 64, (3, 3), 64, (1, 1, 1, 1))),
     (_conv((1, 16, 32, 63), (3, 3), 64, element="bf16"), None),  # channels not a whole number of pairs
-    (_conv((1, 56, 56, 64), (3, 3), 64, weights=False), None),  # the kernel must be a constant
+    # A kernel computed at run time is packed by the caller on every call: enough output pixels pay for it.
+    (_conv((1, 56, 56, 64), (3, 3), 64, weights=False),
+     ConvShape("f32", 1, 58, 58, 64, (3, 3), 64, (1, 1, 1, 1), packed=False)),
+    (_conv((1, 16, 16, 128), (3, 3), 128, weights=False), None),  # 256 output pixels: under the 512 rows
     (_conv((1, 56, 56, 64), (3, 3), 48), None),  # features not a multiple of 32
     (_conv((1, 56, 54, 64), (3, 3), 64), ConvShape("f32", 1, 58, 56, 64, (3, 3), 64, (1, 1, 1, 1))),
     (_conv((1, 14, 14, 256), (3, 3), 256), None),  # 196 output pixels: not blocks of 8
@@ -233,7 +236,7 @@ def _the_conv(module):
     (_conv((1, 56, 56, 64), (3, 3), 64, groups=2), None),
     (_conv((1, 56, 56, 64), (3, 3), 64).replace("[b, 0, 1, f]x", "[b, 1, 0, f]x"), None),  # W before H
 ])
-def test_the_kernel_takes_nhwc_convolutions_with_constant_kernels(text, expected):
+def test_the_kernel_takes_nhwc_convolutions(text, expected):
     module = ir.parse(text)  # alive while its op is read
     assert conv_shape(_the_conv(module), 1 << 23) == expected
 
@@ -481,3 +484,20 @@ def test_the_amx_kernel_sums_bf16_products_in_f32(m, k, n, transposed):
     got = np.asarray(runtime.load(compile(src)).main(a, b))
     reference = a.astype(np.float64) @ (b.T if transposed else b).astype(np.float64)
     np.testing.assert_allclose(got, reference, rtol=1e-5, atol=1e-4)  # f32 sums of exact products
+
+
+@_needs_avx512
+@pytest.mark.parametrize("x_shape, window, features, stride", [((1, 28, 28, 64), (3, 3), 64, 1),
+                                                             ((2, 1, 1024, 64), (1, 5), 64, 2)])
+def test_convolutions_with_a_run_time_kernel_pack_it_per_call_and_compute_what_iree_does(x_shape, window, features,
+                                                                                        stride):
+    rng = np.random.default_rng(17)
+    x = rng.standard_normal(x_shape).astype(np.float32)
+    w = rng.standard_normal((*window, x_shape[3], features)).astype(np.float32)
+    pad = tuple((k // 2, k // 2) for k in window)
+    src = _conv(x_shape, window, features, pad=pad, weights=False, stride=stride)
+    lowered = ir.to_text(compile(src, compile_to="input"))
+    assert "oxla_f32_conv" in lowered
+    got = np.asarray(runtime.load(compile(src)).main(x, w))
+    iree = np.asarray(runtime.load(compile(src, optimize=False)).main(x, w))  # IREE's own code
+    np.testing.assert_array_equal(got, iree)  # one FMA per tap and channel, in IREE's order

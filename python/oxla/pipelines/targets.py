@@ -199,10 +199,6 @@ LLVM_CPU_CODEGEN_PASSES = (
     # taps side by side (non-constant kernels on an AVX2 Zen 3: 17x17x192 7x1 65 ms -> 3.0 ms, XLA 2.5-2.7
     # ms; 28x28x64 3x1 9.2 -> 1.0 ms, XLA 0.8-0.9 ms); see oxla/transforms/convolutions.py.
     ("before:input", "builtin.module(oxla-llvmcpu-unfold-strip-convolutions)"),
-    # Again, for the matmuls the unfolding makes: a 5-tap 1-D convolution over f32[8,1024,128] (a 1x5
-    # kernel computed at run time) on an AVX-512 Xeon: 15.8 -> 11.5 ms, XLA 8.2 ms, IREE's data tiling
-    # packed the unfolded taps on every call.
-    ("before:input", "builtin.module(oxla-llvmcpu-matmul-kernel)"),
     # Functions with 1 MiB of results or more get an entry that writes them into the arrays oxla.runtime
     # returns, instead of buffers it copies them out of (through module.main(numpy) on an AVX2 Zen 3:
     # the elementwise chain's 16 MB result 0.81x-0.86x the time, the GEMMs' 4 MB mostly 0.93x-0.98x; the

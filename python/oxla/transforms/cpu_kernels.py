@@ -47,16 +47,20 @@ dimensions, an f32 result, M a multiple of 8 (f32 with a right operand
 packed per call: at least 512), N of 32, K of 2 (bf16), and at least
 `min-multiply-adds` multiply-adds.
 
-A convolution of an NHWC input with a constant HWIO kernel and an f32
-NHWC result (any stride and window dilation, no input dilation, one
-feature group, padding not negative) is the same kernel as an implicit
-matmul: a row per output pixel, K over the window's taps and the input
-channels. The input is padded by StableHLO, each block of 8 output
-pixels (across image rows and images) reads its rows' lanes straight
-from it tap by tap (nothing unfolded into memory), and the kernel is
-packed while compiling like a constant right operand. It needs a
-multiple of 8 output pixels, of 32 features, whole channel pairs (bf16)
-and `min-multiply-adds`. The ResNet block's 3x3 convolutions take 0.86
+A convolution of an NHWC input with an HWIO kernel and an f32 NHWC
+result (any stride and window dilation, no input dilation, one feature
+group, padding not negative) is the same kernel as an implicit matmul: a
+row per output pixel, K over the window's taps and the input channels.
+The input is padded by StableHLO, each block of 8 output pixels (across
+image rows and images) reads its rows' lanes straight from it tap by tap
+(nothing unfolded into memory), and the kernel is packed while compiling
+like a constant right operand, or, computed at run time, by the caller
+on every call like a [K, N] one (then at least as many output pixels as
+the kernel's `min_rows`: a JAX model's parameters, a widened 1-D
+convolution, 5 taps over f32[8,1024,128]: 15.8 ms unfolded through
+IREE's matmul, 7.7 ms here, XLA 8.0-8.3). It needs a multiple of 8
+output pixels, of 32 features, whole channel pairs (bf16) and
+`min-multiply-adds`. The ResNet block's 3x3 convolutions take 0.86
 ms each instead of IREE's 1.00-1.05, the stage transition's 3x3 ones
 (stride 2, and 28x28x128) 0.44 and 0.88 ms (f32 results bit for bit
 IREE's). Anything else is left to IREE.
@@ -545,6 +549,17 @@ def _retyped(name: str, source: str, from_type: str, to_type: str) -> tuple[list
     return [f"  %{name} = flow.tensor.bitcast {source} : {from_type} -> {to_type}"], f"%{name}"
 
 
+def _packed_columns(source: str, source_type: str, shape: MatmulShape) -> tuple[list[str], str]:
+    """(lines, value): `source` (B as [K, N], or any shape of those elements in that order) as the kernel's
+    panels of lanes: [K/g, g, N/c, c] transposed to [N/c, K/g, c, g], then read as lanes."""
+    kind = shape.kind
+    g, e, columns, steps, panels = kind.group, shape.element, kind.columns, shape.k // kind.group, shape.n // kind.columns
+    split, packed = f"tensor<{steps}x{g}x{panels}x{columns}x{e}>", f"tensor<{panels}x{steps}x{columns}x{g}x{e}>"
+    as_lanes, value = _retyped("panels", "%packed", packed, f"tensor<{panels}x{steps}x{columns}x{kind.lane}>")
+    return [f"  %split = stablehlo.reshape {source} : ({source_type}) -> {split}",
+            f"  %packed = stablehlo.transpose %split, dims = [2, 0, 3, 1] : ({split}) -> {packed}", *as_lanes], value
+
+
 def kernel_caller(shape: MatmulShape) -> str:
     """The private function that packs the right operand and dispatches the kernel, as MLIR text.
 
@@ -558,7 +573,6 @@ def kernel_caller(shape: MatmulShape) -> str:
     steps, panels = k // g, n // columns
     lead = "x".join(map(str, shape.lead or (m,)))
     lhs, lanes = f"tensor<{lead}x{k}x{e}>", f"tensor<{panels}x{steps}x{columns}x{lane}>"
-    packed = f"tensor<{panels}x{steps}x{columns}x{g}x{e}>"
     if shape.rhs == "packed":  # packed while compiling, as lanes (packed_rhs)
         rhs, pack, packed_value = lanes, [], "%rhs"
     elif shape.rhs == "nk":  # [N, K] as lanes [N, K/g] -> [N/c, c, K/g] -> [N/c, K/g, c]
@@ -568,11 +582,9 @@ def kernel_caller(shape: MatmulShape) -> str:
         pack = [*as_lanes, *as_panels,
                 f"  %panels = stablehlo.transpose {value}, dims = [0, 2, 1] : ({split}) -> {lanes}"]
         packed_value = "%panels"
-    else:  # [K, N] -> [K/g, g, N/c, c] -> [N/c, K/g, c, g]
-        rhs, split = f"tensor<{k}x{n}x{e}>", f"tensor<{steps}x{g}x{panels}x{columns}x{e}>"
-        as_lanes, packed_value = _retyped("panels", "%packed", packed, lanes)
-        pack = [f"  %split = stablehlo.reshape %rhs : ({rhs}) -> {split}",
-                f"  %packed = stablehlo.transpose %split, dims = [2, 0, 3, 1] : ({split}) -> {packed}", *as_lanes]
+    else:  # [K, N]
+        rhs = f"tensor<{k}x{n}x{e}>"
+        pack, packed_value = _packed_columns("%rhs", rhs, shape)
     lhs_lines, lhs_value = _retyped("lhs_lanes", "%lhs", lhs, f"tensor<{m}x{steps}x{lane}>")
     result = f"tensor<{lead}x{n}xf32>"
     out_lines, out_value = _retyped("result", "%out", f"tensor<{m}x{n}xf32>", result)
@@ -588,8 +600,9 @@ def kernel_caller(shape: MatmulShape) -> str:
 
 
 # Convolutions as implicit matmuls: the rows are output pixels, K runs over the window and the input
-# channels, B is the constant HWIO kernel packed while compiling. Row r of a block of pixels reads its
-# lanes straight from the (padded) NHWC input, so nothing is unfolded into memory.
+# channels, B is the HWIO kernel, packed while compiling when it is a constant, else by the caller. Row
+# r of a block of pixels reads its lanes straight from the (padded) NHWC input, so nothing is unfolded
+# into memory.
 
 # The dimension numbers the kernel takes: NHWC input and output, HWIO kernel.
 _NHWC_HWIO = ((0, 3, [1, 2]), (2, 3, [0, 1]), (0, 3, [1, 2]))
@@ -610,6 +623,7 @@ class ConvShape:
     strides: tuple[int, int] = (1, 1)
     dilations: tuple[int, int] = (1, 1)  # of the window
     kind: KernelType | None = dataclasses.field(default=None, compare=False, repr=False)  # AVX-512's if None
+    packed: bool = True  # the kernel a constant packed while compiling; else packed by the caller on every call
 
     def __post_init__(self) -> None:
         if self.kind is None:
@@ -628,7 +642,7 @@ class ConvShape:
         """The implicit matmul: a row per output pixel, K over the window and the channels."""
         m = self.batch * self.out_height * self.out_width
         k = self.window[0] * self.window[1] * self.channels
-        return MatmulShape(self.element, m, self.features, k, "packed", kind=self.kind)
+        return MatmulShape(self.element, m, self.features, k, "packed" if self.packed else "kn", kind=self.kind)
 
     @property
     def symbol(self) -> str:
@@ -640,8 +654,9 @@ class ConvShape:
 
     @property
     def caller(self) -> str:
-        """The private function that pads the input and dispatches the kernel."""
-        return f"{self.symbol}_pad{'_'.join(map(str, self.padding))}"
+        """The private function that pads the input (and packs a kernel computed at run time) and dispatches
+        the kernel."""
+        return f"{self.symbol}_pad{'_'.join(map(str, self.padding))}{'' if self.packed else '_kn'}"
 
     @property
     def block_rows(self) -> int:
@@ -656,7 +671,7 @@ def conv_shape(op, min_multiply_adds: int = 0, kinds: dict[str, KernelType] | No
     kinds: the kernel per element type (kernels_for; AVX-512's unless given)."""
     conv = ConvolutionOp(op)
     shapes = [_shape(v) for v in (conv.lhs, conv.rhs, op.results[0])]
-    if None in shapes or not defining(conv.rhs, "stablehlo.constant"):
+    if None in shapes:
         return None
     (x, x_type), (w, w_type), (y, y_type) = shapes
     kind = (_AVX512_KERNELS if kinds is None else kinds).get(x_type)
@@ -674,12 +689,14 @@ def conv_shape(op, min_multiply_adds: int = 0, kinds: dict[str, KernelType] | No
         return None
     shape = ConvShape(kind.element, x[0], x[1] + top + bottom, x[2] + left + right, x[3], (w[0], w[1]), w[3],
                       (top, bottom, left, right), tuple(conv.window_strides or (1, 1)),
-                      tuple(conv.rhs_dilation or (1, 1)), kind)
+                      tuple(conv.rhs_dilation or (1, 1)), kind, defining(conv.rhs, "stablehlo.constant") is not None)
     matmul = shape.matmul
     fewest_channels = kind.conv_channels[shape.strides != (1, 1)]
     if ((matmul.m % kind.rows and not kind.ragged_conv_rows) or shape.features % kind.columns
             or shape.channels % kind.group
             or shape.channels < fewest_channels or matmul.m * matmul.n * matmul.k < min_multiply_adds):
+        return None
+    if not shape.packed and matmul.m < kind.min_rows:  # the pixels must pay for the kernel's pack at every call
         return None
     return shape
 
@@ -766,11 +783,17 @@ def conv_caller(shape: ConvShape) -> str:
                f" interior = [0, 0, 0, 0] : ({unpadded}, tensor<{e}>) -> {padded}"]
         value = "%padded"
     as_lanes, value = _retyped("lanes", value, padded, lanes)
+    kernel, pack, kernel_value = packed, [], "%w"
+    if not shape.packed:  # HWIO computed at run time: its elements in order are B [K, N]
+        kernel = f"tensor<{shape.window[0]}x{shape.window[1]}x{shape.channels}x{shape.features}x{e}>"
+        pack, kernel_value = _packed_columns("%w", kernel, matmul)
     return "\n".join([
-        f"func.func private @{shape.caller}(%x: {unpadded}, %w: {packed}) -> {result} {{",
+        f"func.func private @{shape.caller}(%x: {unpadded}, %w: {kernel}) -> {result} {{",
         *pad,
         *as_lanes,
-        f"  %blocks = flow.dispatch @{shape.symbol}::@{shape.symbol}({value}, %w) : ({lanes}, {packed}) -> {blocks}",
+        *pack,
+        f"  %blocks = flow.dispatch @{shape.symbol}::@{shape.symbol}({value}, {kernel_value}) : ({lanes}, {packed}) "
+        f"-> {blocks}",
         *pixels,
         f"  %out = stablehlo.reshape {'%pixels' if pixels else '%blocks'} : ({rows}) -> {result}",
         f"  return %out : {result}",
