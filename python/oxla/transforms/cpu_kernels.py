@@ -395,10 +395,9 @@ def _accumulating(kind: KernelType, result: str, loop: str, initial, carried: st
             "    }"]
 
 
-def _blocks(kind: KernelType, panels: int, block: int, out: str, block_body: list[str]) -> list[str]:
+def _walk(panels: int, block: int, body: list[str]) -> list[str]:
     """Workgroup (%wx, %wy)'s walk: its `panels` panels of the register tile's columns (%j) and, for each,
-    its `block` rows in blocks of the tile's rows starting at %i. `block_body` defines the block's rows
-    %row0.. and its accumulators %sum, which are then stored to `out`."""
+    its `block` rows in blocks of the tile's rows starting at %i, around `body`."""
     return [
         f"  %panels = arith.constant {panels} : index",
         f"  %block = arith.constant {block} : index",
@@ -408,14 +407,22 @@ def _blocks(kind: KernelType, panels: int, block: int, out: str, block_body: lis
         "  %i1 = arith.addi %i0, %block : index",
         "  scf.for %j = %j0 to %j1 step %c1 {",
         "   scf.for %i = %i0 to %i1 step %rows {",
+        *body,
+        "   }",
+        "  }",
+    ]
+
+
+def _blocks(kind: KernelType, panels: int, block: int, out: str, block_body: list[str]) -> list[str]:
+    """_walk around `block_body`, which defines the block's rows %row0.. and its accumulators %sum, then
+    stores them to `out`."""
+    return _walk(panels, block, [
         *block_body,
         "    %col0 = arith.muli %j, %columns : index",
         f"    %col1 = arith.addi %col0, %c{kind.lanes} : index",
         *(f"    vector.store %sum#{2 * r + h}, %out[%row{r}, %col{h}] : {out}, {kind.acc}"
           for r in range(kind.rows) for h in range(2)),
-        "   }",
-        "  }",
-    ]
+    ])
 
 
 def kernel_executable(shape: MatmulShape) -> str:
@@ -518,23 +525,14 @@ def tile_kernel_executable(shape: MatmulShape) -> str:
         f"  %a_base = memref.extract_aligned_pointer_as_index %lhs : {lhs} -> index",
         f"  %b_base = memref.extract_aligned_pointer_as_index %rhs : {rhs} -> index",
         f"  %o_base = memref.extract_aligned_pointer_as_index %out : {out} -> index",
-        f"  %panels = arith.constant {wg_cols // columns} : index",
-        f"  %block = arith.constant {wg_rows} : index",
-        "  %j0 = arith.muli %wx, %panels : index",
-        "  %j1 = arith.addi %j0, %panels : index",
-        "  %i0 = arith.muli %wy, %block : index",
-        "  %i1 = arith.addi %i0, %block : index",
-        "  scf.for %j = %j0 to %j1 step %c1 {",
-        "   scf.for %i = %i0 to %i1 step %rows {",
-        "    %tile_zero = " + _tile_op("tilezero", shape16, ["i16", "i16"]),
-        f"    %sum:4 = scf.for %k = %c0 to %steps step %c{step} iter_args("
-        + ", ".join(f"%p{t} = %tile_zero" for t in range(4)) + f") -> ({accs}) {{",
-        *inner,
-        f"      scf.yield %n0, %n1, %n2, %n3 : {accs}",
-        "    }",
-        *stores,
-        "   }",
-        "  }",
+        *_walk(wg_cols // columns, wg_rows, [
+            "    %tile_zero = " + _tile_op("tilezero", shape16, ["i16", "i16"]),
+            f"    %sum:4 = scf.for %k = %c0 to %steps step %c{step} iter_args("
+            + ", ".join(f"%p{t} = %tile_zero" for t in range(4)) + f") -> ({accs}) {{",
+            *inner,
+            f"      scf.yield %n0, %n1, %n2, %n3 : {accs}",
+            "    }",
+            *stores]),
     ]
     return _executable(kind, shape.symbol, (n // wg_cols, m // wg_rows), (lhs, rhs, out), body)
 
