@@ -64,8 +64,8 @@ height. IREE lowers a 1-D convolution to a linalg.generic it does not
 vectorize: a kernel of 5 taps over f32[8,1024,128] to 128 features took 89
 ms on an AVX-512 Xeon (XLA 9 ms). Its 2-D form, a 1x5 kernel, goes on to
 oxla's convolution kernel (oxla/transforms/cpu_kernels.py: 7.7 ms) or,
-where that does not take it, the unfolding above. Reshapes add and drop the unit dimensions, so the
-products and their order are the same.
+where that does not take it, the unfolding above. Reshapes add and drop
+the unit dimensions, so the products and their order are the same.
 
 oxla-llvmcpu-channels-last-convolutions: convolutions in any other layout
 (PyTorch's and ONNX's NCHW with OIHW kernels, NCW) as channels-last ones
@@ -87,6 +87,7 @@ from oxla import ir
 from oxla.dialects import stablehlo_build as build
 from oxla.dialects.stablehlo import ConvolutionOp
 from oxla.transforms.registry import RewritePass, register_pass
+from oxla.transforms.simplify.rule import defining
 
 # The dimension numbers the unfolding takes: input [b, 0, 1, f], kernel [0, 1, i, o], output [b, 0, 1, f].
 _NHWC_HWIO = "[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]"
@@ -498,11 +499,6 @@ def channels_first(op) -> bool:
         and _channels_last(len(_spatial(conv)[0])) not in str(op.attributes["dimension_numbers"])
 
 
-def _constant(value) -> bool:
-    """Whether `value` is a stablehlo.constant's result (IREE folds ops of it while compiling)."""
-    return ir.producer(value) is not None and ir.producer(value).name == "stablehlo.constant"
-
-
 def _to_channels_last(op):
     """`op` as a channels-last convolution of its transposed operands, its result transposed back."""
     conv = ConvolutionOp(op)
@@ -510,8 +506,8 @@ def _to_channels_last(op):
     x, k, y = _spatial(conv)
     lhs = build.transpose(conv.lhs, [n.input_batch_dimension, *x, n.input_feature_dimension])
     rhs = build.transpose(conv.rhs, [*k, n.kernel_input_feature_dimension, n.kernel_output_feature_dimension])
-    if rhs != conv.rhs and not _constant(conv.rhs):
-        rhs, = build.barrier([rhs])  # else IREE fuses the transpose into the convolution, reading the kernel across
+    if rhs != conv.rhs and defining(conv.rhs, "stablehlo.constant") is None:  # IREE folds a constant's transpose
+        rhs, = build.barrier([rhs])  # else IREE fuses the transpose into the convolution's loads
     out_order = [n.output_batch_dimension, *y, n.output_feature_dimension]
     result = build.shape(op.results[0])
     attributes = build.attributes(op)

@@ -32,8 +32,8 @@ block of 32 rows and a panel's 32 columns sums four 16x16 f32 tiles, each
 step of 32 K loading two tiles of A straight from its rows and two of the
 packed B (the same panels: a panel's 16 columns of K pairs are a tile's
 rows) for four `tdpbf16ps`. The bf16 GEMM 1024^3 on a 2-vCPU AVX-512 Xeon
-with AMX: 18.6 ms with the vdpbf16ps kernel, 2.2 ms with the tiles (XLA,
-which uses them too, 2.5-2.8 ms). Its sums are f32 sums of the bf16 pairs'
+with AMX: 18.6 ms with the vdpbf16ps kernel, 2.2-2.4 ms with the tiles
+(XLA, which uses them too, 2.4-2.8 ms). Its sums are f32 sums of the bf16 pairs'
 products like vdpbf16ps's, but differ from them in the last bits. Shapes
 whose M or K is no multiple of 32 go to the vdpbf16ps kernel. Linux grants
 the tile state only to a process that asks (oxla.runtime does).
@@ -154,7 +154,7 @@ class KernelType:
 KERNELS = (  # for each element type the first whose features a target has is used
     # AMX: 16x16 f32 tiles summing 32 K per `tdpbf16ps`, a 32x32 block of four per step; B packed as for
     # vdpbf16ps (a panel's 16 columns of K pairs are one tile's rows). The bf16 GEMM 1024^3 on a Xeon
-    # with AMX: 18.6 ms with the vdpbf16ps kernel, 2.0 ms with this one (XLA 2.8 ms).
+    # with AMX: 18.6 ms with the vdpbf16ps kernel, 2.2-2.4 ms with this one (XLA 2.4-2.8 ms).
     KernelType("bf16", ("+amx-bf16", "+amx-tile"), 2, "i32", "", "", 8, rows=32, convolutions=False, tiles=True,
                k_block=32),
     # vdpbf16ps: the microkernel's instruction, so the sums are its own, bit for bit.
@@ -551,7 +551,8 @@ def _packed_columns(source: str, source_type: str, shape: MatmulShape) -> tuple[
     """(lines, value): `source` (B as [K, N], or any shape of those elements in that order) as the kernel's
     panels of lanes: [K/g, g, N/c, c] transposed to [N/c, K/g, c, g], then read as lanes."""
     kind = shape.kind
-    g, e, columns, steps, panels = kind.group, shape.element, kind.columns, shape.k // kind.group, shape.n // kind.columns
+    g, e, columns = kind.group, shape.element, kind.columns
+    steps, panels = shape.k // g, shape.n // columns
     split, packed = f"tensor<{steps}x{g}x{panels}x{columns}x{e}>", f"tensor<{panels}x{steps}x{columns}x{g}x{e}>"
     as_lanes, value = _retyped("panels", "%packed", packed, f"tensor<{panels}x{steps}x{columns}x{kind.lane}>")
     return [f"  %split = stablehlo.reshape {source} : ({source_type}) -> {split}",

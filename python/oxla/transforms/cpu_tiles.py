@@ -310,8 +310,9 @@ _NAMED_GEMVS = {
                       [_PAR, _RED]),
     "linalg.matvec": ("[affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0)>]",
                       [_PAR, _RED]),
-    "linalg.batch_matmul": ("[affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>,"
-                            " affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>]", [_PAR, _PAR, _PAR, _RED]),
+    "linalg.batch_matmul": ("[affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, "
+                            "affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>, "
+                            "affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>]", [_PAR, _PAR, _PAR, _RED]),
 }
 # Rows of a matrix-vector product (a row reduction) per workgroup.
 GEMV_ROWS = 64
@@ -369,7 +370,8 @@ def gemv_of(iterators: list[str], maps: list, shapes: list[list[int]]) -> Gemv |
         return None
     for matrix, vector in ((0, 1), (1, 0)):
         missing, queries = loops - read[vector], loops - read[matrix]
-        if len(missing) == 1 and (not queries or (len(queries) == 1 and extents[min(queries)] <= GEMV_QUERIES)):
+        few = len(queries) == 1 and extents[min(queries)] <= GEMV_QUERIES and iterators[min(queries)] == _PAR
+        if len(missing) == 1 and (not queries or few):
             return Gemv(maps, matrix, missing.pop(), reduced[0], iterators, extents, min(queries, default=-1))
     return None
 

@@ -180,8 +180,8 @@ def dot_merge_batch_dims(op, rw) -> bool:
 
     def make():
         merged = ir.RankedTensorType.get([int(np.prod(out[:batch]))] + list(out[batch:]), element_of(op.results[0]))
-        dot = shlo.dot_general(_merged_batch(op.lhs, batch), _merged_batch(op.rhs, batch), dot_dimension_numbers=numbers,
-                               result_types=[merged], **extra)
+        dot = shlo.dot_general(_merged_batch(op.lhs, batch), _merged_batch(op.rhs, batch),
+                               dot_dimension_numbers=numbers, result_types=[merged], **extra)
         return shlo.reshape(dot, shape=list(out))
 
     return replace_built(op, rw, make)
