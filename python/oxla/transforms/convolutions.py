@@ -100,6 +100,11 @@ def _spatial(conv) -> tuple[list[int], list[int], list[int]]:
             list(numbers.output_spatial_dimensions))
 
 
+def _static(conv: ConvolutionOp) -> bool:
+    """Whether a convolution's input, kernel and result all have static shapes."""
+    return all(ir.RankedTensorType(v.type).has_static_shape for v in (conv.lhs, conv.rhs, conv.operation.results[0]))
+
+
 def phased(op) -> bool:
     """Whether the pass rewrites `op`: a convolution with input dilation, static shapes, no stride, window
     dilation, reversal or grouping, over float or integer elements."""
@@ -107,8 +112,7 @@ def phased(op) -> bool:
         return False
     conv = ConvolutionOp(op)
     rank = len(_spatial(conv)[0])
-    values = [conv.lhs, conv.rhs, op.results[0]]
-    if not all(ir.RankedTensorType(v.type).has_static_shape for v in values):
+    if not _static(conv):
         return False
     element = build.element(op.results[0])
     return (any(d > 1 for d in conv.lhs_dilation or [1] * rank)
@@ -225,7 +229,7 @@ def _groups(op) -> tuple[int, int] | None:
     if op.name != "stablehlo.convolution":
         return None
     conv = ConvolutionOp(op)
-    if not all(ir.RankedTensorType(v.type).has_static_shape for v in (conv.lhs, conv.rhs, op.results[0])):
+    if not _static(conv):
         return None
     groups = conv.feature_group_count
     if groups < 2 or conv.batch_group_count != 1 or not isinstance(build.element(op.results[0]), ir.FloatType):
@@ -368,7 +372,7 @@ def strip(op) -> int | None:
     if op.name != "stablehlo.convolution" or _NHWC_HWIO not in str(op.attributes["dimension_numbers"]):
         return None
     conv = ConvolutionOp(op)
-    if not all(ir.RankedTensorType(v.type).has_static_shape for v in (conv.lhs, conv.rhs, op.results[0])):
+    if not _static(conv):
         return None
     if any(d != 1 for d in (conv.lhs_dilation or [1, 1]) + (conv.rhs_dilation or [1, 1])) or any(
             conv.window_reversal or ()) or conv.feature_group_count != 1 or conv.batch_group_count != 1:
@@ -425,8 +429,7 @@ def one_dimensional(op) -> bool:
     if op.name != "stablehlo.convolution":
         return False
     conv = ConvolutionOp(op)
-    values = [conv.lhs, conv.rhs, op.results[0]]
-    return len(_spatial(conv)[0]) == 1 and all(ir.RankedTensorType(v.type).has_static_shape for v in values)
+    return len(_spatial(conv)[0]) == 1 and _static(conv)
 
 
 def _with_unit(value, dim: int):
@@ -494,9 +497,7 @@ def channels_first(op) -> bool:
     if op.name != "stablehlo.convolution":
         return False
     conv = ConvolutionOp(op)
-    values = [conv.lhs, conv.rhs, op.results[0]]
-    return all(ir.RankedTensorType(v.type).has_static_shape for v in values) \
-        and _channels_last(len(_spatial(conv)[0])) not in str(op.attributes["dimension_numbers"])
+    return _static(conv) and _channels_last(len(_spatial(conv)[0])) not in str(op.attributes["dimension_numbers"])
 
 
 def _to_channels_last(op):
