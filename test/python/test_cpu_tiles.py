@@ -6,7 +6,8 @@ oxla-llvmcpu-mmt4d-register-tiles: f32 matmul dispatches step 8 rows of two colu
 oxla-llvmcpu-mmt4d-row-blocks: matmul workgroups over a large right operand take every row tile they can.
 oxla-llvmcpu-conv-register-tiles: f32 convolutions step whole vectors of features.
 oxla-llvmcpu-row-reduction-steps: reductions over long rows step one row at a time on AVX2.
-oxla-llvmcpu-elementwise-steps: element-wise dispatches doing math step two vectors at a time on AVX2."""
+oxla-llvmcpu-elementwise-steps: element-wise dispatches doing math step two vectors at a time on AVX2.
+oxla-llvmcpu-whole-vector-workgroups: element-wise workgroups span whole rows, or whole vector steps."""
 
 import re
 
@@ -21,7 +22,7 @@ from oxla.transforms.cpu_tiles import (
     chunked_outer_reduction_config, column_tile_rows, conv_register_config, elementwise_step_config,
     outer_reduction_config,
     pack_vector_config, panel_config, register_tile_config, row_block_config, row_of_tiles_config,
-    row_reduction_config, whole_vector_config,
+    row_reduction_config, whole_row_config, whole_vector_config,
 )
 
 _MLIR = {np.float32: "f32", np.float64: "f64", np.int32: "i32"}
@@ -839,6 +840,56 @@ def test_whole_vector_tiles_leave_no_remainder_in_a_row():
     assert whole_vector_config(_config_text([128, 77], [1, 16]), [4096, 1001]) is None  # no step divides 1001
 
 
+@pytest.mark.parametrize("distribution, common, extents, element_bytes, expected", [
+    ([64, 64], [1, 8], [4096, 512], 4, ([64, 512], [1, 8])),  # a bias over rows of 512: whole rows
+    ([128, 50], [1, 16], [4096, 1000], 4, ([128, 1000], [1, 8])),  # the step halved to divide the row
+    ([128, 77], [1, 16], [4096, 1001], 4, ([128, 1001], [1, 16])),  # no step divides it: IREE's, peeled
+    ([64, 64], [1, 8], [256, 16384], 4, ([32, 16384], [1, 8])),  # row tiles halved to keep 8 workgroups
+    ([32, 64, 64], [1, 1, 8], [32, 128, 768], 4, ([32, 16, 768], [1, 1, 8])),  # the tile next to the row
+    ([4, 28, 64], [1, 1, 8], [28, 28, 128], 4, ([4, 14, 128], [1, 1, 8])),  # as many workgroups as IREE's
+    ([64, 0], [1, 8], [4096, 512], 4, None),  # rows whole already
+    ([64, 512], [1, 8], [4096, 512], 4, None),
+    ([64, 64], [1, 8], [256, 32768], 4, None),  # 128 KiB rows: longer than measured
+    ([64, 64], [1, 8], [256, 32768], 2, ([32, 32768], [1, 8])),  # 64 KiB of bf16
+    ([64], [8], [4096], 4, None),  # one loop: IREE's tiles are whole stretches
+])
+def test_whole_row_tiles(distribution, common, extents, element_bytes, expected):
+    got = whole_row_config(_config_text(distribution, common), extents, element_bytes)
+    assert got == (_config_text(*expected) if expected else None)
+
+
+_BIAS = """func.func @main(%x: tensor<256x512xf32>, %b: tensor<512xf32>) -> tensor<256x512xf32> {
+  %bb = stablehlo.broadcast_in_dim %b, dims = [1] : (tensor<512xf32>) -> tensor<256x512xf32>
+  %s = stablehlo.add %x, %bb : tensor<256x512xf32>
+  return %s : tensor<256x512xf32>
+}
+"""
+_TRANSPOSED = """func.func @main(%x: tensor<256x512xf32>, %y: tensor<512x256xf32>) -> tensor<256x512xf32> {
+  %t = stablehlo.transpose %y, dims = [1, 0] : (tensor<512x256xf32>) -> tensor<256x512xf32>
+  %s = stablehlo.add %x, %t : tensor<256x512xf32>
+  return %s : tensor<256x512xf32>
+}
+"""
+
+
+def _element_tiles(src: str, **options) -> list[str]:
+    configured = ir.to_text(compile(src, compile_to="executable-configurations", cpu=AVX2, **options))
+    return re.findall(r"distribution = \[[^]]*\], vector_common_parallel = \[[^]]*\]", configured)
+
+
+def test_broadcasts_get_workgroups_of_whole_rows_and_transposes_do_not():
+    assert _element_tiles(_BIAS) == ["distribution = [32, 512], vector_common_parallel = [1, 8]"]
+    assert _element_tiles(_BIAS, disable_passes=["oxla-llvmcpu-whole-vector-workgroups"]) == [
+        "distribution = [64, 64], vector_common_parallel = [1, 8]"]  # IREE's strips: the case arises
+    transposed = _element_tiles(_TRANSPOSED)
+    assert transposed and "512]" not in transposed[0]  # read across rows: IREE's blocks stay
+    rng = np.random.default_rng(31)
+    x, b = rng.standard_normal((256, 512)).astype(np.float32), rng.standard_normal(512).astype(np.float32)
+    np.testing.assert_array_equal(np.asarray(runtime.load(compile(_BIAS)).main(x, b)), x + b)
+    y = rng.standard_normal((512, 256)).astype(np.float32)
+    np.testing.assert_array_equal(np.asarray(runtime.load(compile(_TRANSPOSED)).main(x, y)), x + y.T)
+
+
 _ONE_HOT = """func.func @main(%ids: tensor<512xi32>) -> tensor<512x1000xf32> {
   %iota = stablehlo.iota dim = 1 : tensor<512x1000xi32>
   %b = stablehlo.broadcast_in_dim %ids, dims = [0] : (tensor<512xi32>) -> tensor<512x1000xi32>
@@ -851,7 +902,7 @@ _ONE_HOT = """func.func @main(%ids: tensor<512xi32>) -> tensor<512x1000xf32> {
 
 def test_one_hot_rows_of_1000_get_whole_vector_tiles():
     configured = ir.to_text(compile(_ONE_HOT, compile_to="executable-configurations", cpu=CPU))
-    assert "distribution = [128, 200], vector_common_parallel = [1, 8]" in configured  # 20 workgroups
+    assert "distribution = [64, 1000], vector_common_parallel = [1, 8]" in configured  # 8 workgroups
     raw = ir.to_text(compile(_ONE_HOT, compile_to="executable-configurations", cpu=CPU,
                              disable_passes=["oxla-llvmcpu-whole-vector-workgroups"]))
     assert "vector_common_parallel = [1, 8]" not in raw  # IREE's own tiles leave a remainder

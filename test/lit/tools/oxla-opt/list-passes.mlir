@@ -59,7 +59,7 @@
 // CHECK-NEXT:   --oxla-llvmcpu-unfold-strip-convolutions{{ +}}- Runs NHWC convolutions with 7x1, 1x7-like kernels as a matmul over the input's taps side by side.
 // CHECK-NEXT:   --oxla-llvmcpu-unroll-tiny-batch-matmuls{{ +}}- Writes batched matmuls of tiny matrices as element-wise products summed (IREE pads them into tiles).
 // CHECK-NEXT:   --oxla-llvmcpu-vector-scatter-rows{{ +}}- Runs row scatters (a scatter-add of rows, a segment sum) as a loop that reads each row as vectors.
-// CHECK-NEXT:   --oxla-llvmcpu-whole-vector-workgroups{{ +}}- Gives element-wise dispatches workgroup tiles of whole vector steps where IREE's leave a remainder.
+// CHECK-NEXT:   --oxla-llvmcpu-whole-vector-workgroups{{ +}}- Gives element-wise dispatches workgroups of whole rows, or at least whole vector steps.
 // CHECK-NEXT:   --oxla-llvmcpu-widen-1d-convolutions{{ +}}- Runs 1-D convolutions as 2-D ones over a unit height, which IREE vectorizes.
 // CHECK-NEXT:   --oxla-llvmcpu-widen-half-contractions{{ +}}- bf16 and f16 matmuls and convolutions sum in f32, over f32 operands where the x86-64 CPU lacks the type's.
 // CHECK-NEXT:   --oxla-materialize-shared-elementwise{{ +}}- Computes costly element-wise values once (optimization_barrier) when several reductions would recompute them.
