@@ -7,7 +7,8 @@ oxla-llvmcpu-mmt4d-row-blocks: matmul workgroups over a large right operand take
 oxla-llvmcpu-conv-register-tiles: f32 convolutions step whole vectors of features.
 oxla-llvmcpu-row-reduction-steps: reductions over long rows step one row at a time on AVX2.
 oxla-llvmcpu-elementwise-steps: element-wise dispatches doing math step two vectors at a time on AVX2.
-oxla-llvmcpu-whole-vector-workgroups: element-wise workgroups span whole rows, or whole vector steps."""
+oxla-llvmcpu-whole-vector-workgroups: element-wise workgroups span whole rows, or whole vector steps.
+oxla-llvmcpu-transpose-steps: element-wise ops reading an operand transposed step square blocks."""
 
 import re
 
@@ -22,7 +23,7 @@ from oxla.transforms.cpu_tiles import (
     chunked_outer_reduction_config, column_tile_rows, conv_register_config, elementwise_step_config,
     outer_reduction_config,
     pack_vector_config, panel_config, register_tile_config, row_block_config, row_of_tiles_config,
-    row_reduction_config, whole_row_config, whole_vector_config,
+    row_reduction_config, transposed_step_config, whole_row_config, whole_vector_config,
 )
 
 _MLIR = {np.float32: "f32", np.float64: "f64", np.int32: "i32"}
@@ -887,6 +888,30 @@ def test_broadcasts_get_workgroups_of_whole_rows_and_transposes_do_not():
     x, b = rng.standard_normal((256, 512)).astype(np.float32), rng.standard_normal(512).astype(np.float32)
     np.testing.assert_array_equal(np.asarray(runtime.load(compile(_BIAS)).main(x, b)), x + b)
     y = rng.standard_normal((512, 256)).astype(np.float32)
+    np.testing.assert_array_equal(np.asarray(runtime.load(compile(_TRANSPOSED)).main(x, y)), x + y.T)
+
+
+@pytest.mark.parametrize("distribution, common, inner, lanes, expected", [
+    ([64, 64], [1, 8], 0, 8, [8, 8]),  # x + y.T on AVX2: IREE's row of 8 becomes an 8 x 8 block
+    ([64, 64], [1, 16], 0, 16, [16, 16]),  # AVX-512
+    ([8, 64, 64], [1, 1, 8], 1, 8, [1, 8, 8]),  # a batch of transposes
+    ([64, 64], [8, 8], 0, 8, None),  # stepped so already
+    ([64, 60], [1, 4], 0, 8, None),  # no whole blocks in a workgroup
+    ([0, 64], [1, 8], 0, 8, None),
+    ([64, 64], [1, 8], 1, 8, None),  # the innermost loop is the result's own: no transpose
+])
+def test_transposed_operands_step_square_blocks(distribution, common, inner, lanes, expected):
+    got = transposed_step_config(_config_text(distribution, common), inner, lanes)
+    assert got == (_config_text(distribution, expected) if expected else None)
+
+
+def test_an_add_of_a_transpose_steps_blocks_and_stays_exact():
+    assert _element_tiles(_TRANSPOSED) == ["distribution = [64, 64], vector_common_parallel = [8, 8]"]
+    assert _element_tiles(_TRANSPOSED, disable_passes=["oxla-llvmcpu-transpose-steps"]) == [
+        "distribution = [64, 64], vector_common_parallel = [1, 8]"]  # IREE's own: the case arises
+    assert _element_tiles(_BIAS) == ["distribution = [32, 512], vector_common_parallel = [1, 8]"]  # untouched
+    rng = np.random.default_rng(37)
+    x, y = rng.standard_normal((256, 512)).astype(np.float32), rng.standard_normal((512, 256)).astype(np.float32)
     np.testing.assert_array_equal(np.asarray(runtime.load(compile(_TRANSPOSED)).main(x, y)), x + y.T)
 
 

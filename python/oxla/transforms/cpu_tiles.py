@@ -1143,6 +1143,64 @@ class WholeVectorWorkgroups(Pass):
                 _set(op, rows or whole_vector_config(config, extents))
 
 
+def transposed_step_config(config: str, inner_loop: int, lanes: int) -> str | None:
+    """`config` (an element-wise root's whose result's innermost loop is its last, and one of whose
+    inputs has loop `inner_loop` innermost) stepping blocks of `lanes` x `lanes` over those two loops,
+    as IREE steps a plain transpose; None when it does already, or when its workgroups hold no whole
+    number of such blocks."""
+    levels = _levels(config)
+    if not levels or set(levels) != {"distribution", "vector_common_parallel"}:
+        return None
+    distribution, common = levels["distribution"], levels["vector_common_parallel"]
+    last = len(common) - 1
+    if len(distribution) != len(common) or inner_loop == last:
+        return None
+    if any(distribution[d] <= 0 or distribution[d] % lanes for d in (inner_loop, last)):
+        return None
+    if common[inner_loop] == common[last] == lanes:
+        return None
+    common[inner_loop] = common[last] = lanes
+    return _config(levels)
+
+
+def _transposed_inner_loop(op) -> int | None:
+    """The loop innermost in every input of an element-wise linalg.generic that reads its last loop
+    across rows (a transposed operand), when there are such inputs, they agree, and every operand has
+    32-bit elements; else None."""
+    last = len(_iterators(op)) - 1
+    inner = set()
+    for map_attr, operand in zip(list(op.attributes["indexing_maps"])[:-1], op.operands):
+        dims = _plain_dims(map_attr)
+        if dims is None:
+            return None
+        if last in dims and dims[-1] != last:
+            inner.add(dims[-1])
+    values = [*op.operands, *op.results]
+    if any(_ELEMENT_BYTES.get(str(ir.RankedTensorType(v.type).element_type)) != 4 for v in values):
+        return None
+    return inner.pop() if len(inner) == 1 else None
+
+
+@register_pass
+class TransposeSteps(Pass):
+    """Steps element-wise dispatches that read an operand transposed by square blocks, as IREE steps a transpose."""
+
+    name = "oxla-llvmcpu-transpose-steps"
+    anchor = "builtin.module"
+
+    def run(self, module) -> None:
+        """IREE steps a plain transpose by 8 x 8 blocks on AVX2 (16 x 16 on AVX-512), shuffled in
+        registers, but an element-wise op with a transposed operand (`x + y.T`) by one row of 8, which
+        reads that operand one element at a time, 8 KiB apart. Rewrites the steps of each dispatch
+        that is one such op (transposed_step_config)."""
+        for func, configured in _configured_ops_by_function(module):
+            if len(configured) == 1 and _elementwise(configured[0]):
+                op = configured[0]
+                inner = _transposed_inner_loop(op)
+                if inner is not None:
+                    _set(op, transposed_step_config(str(op.attributes["lowering_config"]), inner, _lanes(func)))
+
+
 # Math ops that cost no more than an add; every other math op, and a division, is a long chain of
 # dependent instructions (or one slow one) per element.
 _CHEAP_MATH = frozenset({"math.absf", "math.absi", "math.copysign", "math.fma"})
