@@ -50,6 +50,7 @@ BUILTIN_PASS_MODULES = (
     "oxla.transforms.top_k",
     "oxla.transforms.sort",
     "oxla.transforms.arg_reductions",
+    "oxla.transforms.outer_reductions",
     "oxla.transforms.convolutions",
     "oxla.transforms.math",
     "oxla.transforms.simplify",

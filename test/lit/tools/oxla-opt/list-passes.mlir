@@ -44,6 +44,8 @@
 // CHECK-NEXT:       min-multiply-adds=<int> (default 8388608) - leave smaller matmuls to IREE, whose dispatches fuse their producers and consumers
 // CHECK-NEXT:   --oxla-llvmcpu-mmt4d-register-tiles{{ +}}- Steps data-tiled f32 matmuls through 8 rows of two column tiles (10 loads per 16 FMAs, not 17).
 // CHECK-NEXT:   --oxla-llvmcpu-mmt4d-row-blocks{{ +}}- Gives f32 matmul workgroups over a large right operand more row tiles, so it streams from memory fewer times.
+// CHECK-NEXT:   --oxla-llvmcpu-outer-reduction-dispatches{{ +}}- Gives reductions over outer dimensions whose results are broadcast back dispatches of their own.
+// CHECK-NEXT:       min-elements=<int> (default 65536)
 // CHECK-NEXT:   --oxla-llvmcpu-outer-reduction-tiles{{ +}}- Gives reductions over outer dimensions register-wide CPU tiles (IREE's default reads 128 bytes per row).
 // CHECK-NEXT:   --oxla-llvmcpu-pack-panels{{ +}}- Gives each workgroup of a stand-alone matmul-operand pack whole rows of its source (bf16: 3x faster than IREE's blocks).
 // CHECK-NEXT:       min-workgroups=<int> (default 4) - leave packs that would get fewer workgroups than this to IREE (too few to share)
