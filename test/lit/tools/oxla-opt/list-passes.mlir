@@ -37,6 +37,7 @@
 // CHECK-NEXT:   --oxla-llvmcpu-channels-last-convolutions{{ +}}- Runs convolutions of other layouts (NCHW) as channels-last ones between transposes.
 // CHECK-NEXT:   --oxla-llvmcpu-contiguous-gathers{{ +}}- Reads gather indices that do not vary along a vector inside the body, so rows load as vectors.
 // CHECK-NEXT:   --oxla-llvmcpu-conv-register-tiles{{ +}}- Steps f32 convolutions by whole vectors of output features where IREE steps parts of one (AVX2).
+// CHECK-NEXT:   --oxla-llvmcpu-elementwise-product-sums{{ +}}- Writes the products a reduction sums as FMAs, which IREE's CPU vectorizer keeps as vectors.
 // CHECK-NEXT:   --oxla-llvmcpu-elementwise-steps{{ +}}- Steps element-wise dispatches two vectors at a time on CPUs under 16 lanes (AVX2).
 // CHECK-NEXT:   --oxla-llvmcpu-gemv-reductions{{ +}}- Runs matrix-vector products of a run-time matrix as reductions, without data tiling's pack.
 // CHECK-NEXT:   --oxla-llvmcpu-grouped-convolution-taps{{ +}}- Runs the grouped convolutions the split leaves as one channel reduction per kernel tap, which IREE vectorizes.
