@@ -593,10 +593,18 @@ _CONV_STEPS = "distribution = [0, 4, 56, 64, 0, 0, 0], vector_common_parallel = 
     ("4, 4", 8, 6, _CONV_STEPS.format("4, 16", 1)),  # channels that four do not divide: one at a time
     ("8, 16", 16, 64, None),  # IREE's AVX-512 steps: a whole vector
     ("4, 8", 8, 64, None),  # a whole AVX2 vector
+    ("8, 8", 8, 64, _CONV_STEPS.format("4, 16", 4)),  # one vector over 8 pixels: as many accumulators
+    ("6, 8", 8, 64, None),  # under 8 pixels: left alone
 ])
 def test_conv_steps_narrower_than_a_vector_take_two_vectors_of_features(steps, lanes, channels, expected):
     config = _lc(_CONV_STEPS.format(steps, 8))
     assert conv_register_config(config, lanes, channels) == (_lc(expected) if expected else None)
+
+
+def test_a_stem_convolution_keeps_its_whole_channel_step():
+    # 7x7 over 3 input channels (a ResNet stem): IREE steps all 3 channels at once, 8 pixels of a vector.
+    config = _lc(_CONV_STEPS.format("8, 8", 3))
+    assert conv_register_config(config, 8, 3) == _lc(_CONV_STEPS.format("4, 16", 3))
 
 
 @pytest.mark.parametrize("config", [

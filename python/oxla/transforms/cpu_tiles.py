@@ -918,19 +918,26 @@ _CONV_LOOPS = ["parallel"] * 4 + ["reduction"] * 3  # n, oh, ow, f; kh, kw, c
 def conv_register_config(config: str, lanes: int, channels: int) -> str | None:
     """`config` (a 2-D NHWC convolution's, over n, oh, ow, f, kh, kw, c, of `channels` input channels)
     stepping CONV_STEP_PIXELS pixels of CONV_STEP_VECTORS vectors of `lanes` features and
-    CONV_STEP_CHANNELS channels (one where they do not divide `channels`), when its feature step is
-    narrower than a vector and its workgroup tile divides into those steps; else None."""
+    CONV_STEP_CHANNELS channels (else IREE's channel step where it divides `channels`, else one), when its
+    feature step is narrower than a vector, or, under 16 lanes, one vector over twice CONV_STEP_PIXELS
+    pixels or more (as many accumulators, more broadcasts: a ResNet stem's 7x7 over 3 channels on AVX2),
+    and its workgroup tile
+    divides into those steps; else None."""
     levels = _levels(config)
     if not levels or any(len(levels.get(name, ())) != 7 for name in
                          ("distribution", "vector_common_parallel", "vector_reduction")):
         return None
     pixels, features = levels["distribution"][2:4]
+    step_pixels, step_features = levels["vector_common_parallel"][2:4]
     width = CONV_STEP_VECTORS * lanes
-    if levels["vector_common_parallel"][3] >= lanes or pixels % CONV_STEP_PIXELS or features % width:
+    narrow = step_features < lanes
+    tall = step_features == lanes < _AVX512_LANES and step_pixels >= 2 * CONV_STEP_PIXELS
+    if not (narrow or tall) or pixels % CONV_STEP_PIXELS or features % width:
         return None
     levels["vector_common_parallel"] = [1, 1, CONV_STEP_PIXELS, width, 0, 0, 0]
-    whole = channels > 0 and channels % CONV_STEP_CHANNELS == 0
-    levels["vector_reduction"] = [0, 0, 0, 0, 1, 1, CONV_STEP_CHANNELS if whole else 1]
+    iree_step = levels["vector_reduction"][6]
+    step = next((c for c in (CONV_STEP_CHANNELS, iree_step) if c > 0 and channels > 0 and channels % c == 0), 1)
+    levels["vector_reduction"] = [0, 0, 0, 0, 1, 1, step]
     return _config(levels)
 
 
