@@ -918,11 +918,10 @@ _CONV_LOOPS = ["parallel"] * 4 + ["reduction"] * 3  # n, oh, ow, f; kh, kw, c
 def conv_register_config(config: str, lanes: int, channels: int) -> str | None:
     """`config` (a 2-D NHWC convolution's, over n, oh, ow, f, kh, kw, c, of `channels` input channels)
     stepping CONV_STEP_PIXELS pixels of CONV_STEP_VECTORS vectors of `lanes` features and
-    CONV_STEP_CHANNELS channels (else IREE's channel step where it divides `channels`, else one), when its
-    feature step is narrower than a vector, or, under 16 lanes, one vector over twice CONV_STEP_PIXELS
-    pixels or more (as many accumulators, more broadcasts: a ResNet stem's 7x7 over 3 channels on AVX2),
-    and its workgroup tile
-    divides into those steps; else None."""
+    CONV_STEP_CHANNELS channels (else IREE's channel step where it divides `channels`, else one), when
+    its feature step is narrower than a vector, or, under 16 lanes, one vector over twice
+    CONV_STEP_PIXELS pixels or more (as many accumulators, more broadcasts: a ResNet stem's 7x7 over 3
+    channels on AVX2), and its workgroup tile divides into those steps; else None."""
     levels = _levels(config)
     if not levels or any(len(levels.get(name, ())) != 7 for name in
                          ("distribution", "vector_common_parallel", "vector_reduction")):
@@ -1176,7 +1175,7 @@ def _transposed_inner_loop(op) -> int | None:
     32-bit elements; else None."""
     last = len(_iterators(op)) - 1
     inner = set()
-    for map_attr, operand in zip(list(op.attributes["indexing_maps"])[:-1], op.operands):
+    for map_attr in list(op.attributes["indexing_maps"])[:-1]:
         dims = _plain_dims(map_attr)
         if dims is None:
             return None

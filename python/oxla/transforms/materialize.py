@@ -38,7 +38,7 @@ REDUCTIONS = frozenset({"stablehlo.reduce"})
 _CONE_LIMIT = 256  # producers examined per value: a cone this big has been fused by IREE already
 
 
-def _elements(value) -> int:
+def static_elements(value) -> int:
     """Number of elements of a statically shaped tensor value, 0 otherwise."""
     try:
         shaped = ir.RankedTensorType(value.type)
@@ -89,7 +89,7 @@ def qualifies(op, min_elements: int) -> bool:
     if op.name not in ELEMENTWISE or op.name == "stablehlo.broadcast_in_dim" or len(op.results) != 1:
         return False
     value = op.results[0]
-    if len(list(value.uses)) < 2 or _elements(value) < min_elements or not _has_costly_cone(op):
+    if len(list(value.uses)) < 2 or static_elements(value) < min_elements or not _has_costly_cone(op):
         return False
     count, reduced = _sinks(value)
     return count >= 2 and reduced

@@ -18,34 +18,26 @@ element-wise ops another, whose workgroups span whole rows
 A reduction qualifies when it keeps its operand's innermost dimension, has
 at least `min-elements` input elements, and one of its results reaches a
 broadcast_in_dim through element-wise ops (the way back over the full
-shape). Reductions over the innermost dimension (a softmax over rows) keep
+shape), following the calls and returns of private functions, which IREE
+inlines (JAX writes `jnp.var` as one). Reductions over the innermost dimension (a softmax over rows) keep
 IREE's fused dispatch, which reads each row contiguously.
 """
 
 from __future__ import annotations
 
-import math
-
 from oxla import ir
 from oxla.dialects import stablehlo_build as build
-from oxla.transforms.materialize import ELEMENTWISE
+from oxla.transforms.materialize import ELEMENTWISE, static_elements
 from oxla.transforms.registry import RewritePass, register_pass
 
 
-def _shape(value) -> list[int] | None:
-    """The static shape of a ranked tensor value, else None."""
-    try:
-        shaped = ir.RankedTensorType(value.type)
-    except ValueError:
-        return None
-    return list(shaped.shape) if shaped.has_static_shape else None
-
-
 def keeps_innermost(op) -> bool:
-    """Whether a stablehlo.reduce reduces only dimensions other than its operands' innermost one."""
-    shape = _shape(op.operands[0])
+    """Whether a stablehlo.reduce of static operands reduces only dimensions other than their innermost."""
+    if not static_elements(op.operands[0]):
+        return False
+    rank = len(build.shape(op.operands[0]))
     dims = build.i64s(op, "dimensions", [])
-    return shape is not None and len(shape) >= 2 and bool(dims) and len(shape) - 1 not in dims
+    return rank >= 2 and bool(dims) and rank - 1 not in dims
 
 
 def _user(use):
@@ -115,8 +107,7 @@ class OuterReductionDispatches(RewritePass):
     min_elements: int = 1 << 16
 
     def matches(self, op) -> bool:
-        shape = _shape(op.operands[0])
-        return (keeps_innermost(op) and math.prod(shape) >= self.min_elements
+        return (keeps_innermost(op) and static_elements(op.operands[0]) >= self.min_elements
                 and any(_broadcast_back(r) for r in op.results)
                 and not any(_user(use).name == "stablehlo.optimization_barrier" for r in op.results for use in r.uses))
 
@@ -125,6 +116,6 @@ class OuterReductionDispatches(RewritePass):
         results = list(op.results)
         with ir.InsertionPoint.after(op), op.location:
             fenced = build.barrier(results)
-        barrier = fenced[0].owner.operation if isinstance(fenced[0].owner, ir.OpView) else fenced[0].owner
+        barrier = ir.producer(fenced[0])
         for value, fenced_value in zip(results, fenced):
             value.replace_all_uses_except(fenced_value, barrier)

@@ -25,11 +25,6 @@ from oxla import ir
 from oxla.transforms.registry import Pass, register_pass
 
 
-def _owner(value):
-    """The Operation that defines an op result, else None (a block argument)."""
-    return ir.producer(value)
-
-
 def _summed_products(generic) -> list:
     """The arith.mulf ops of a reducing linalg.generic's body that multiply two inputs read with the same
     indexing map and feed only the add that accumulates into the output."""
@@ -42,7 +37,7 @@ def _summed_products(generic) -> list:
     found = []
     for child in block.operations:
         op = child.operation
-        if op.name != "arith.mulf" or any(_owner(v) is not None for v in op.operands):
+        if op.name != "arith.mulf" or any(ir.producer(v) is not None for v in op.operands):
             continue
         positions = [v.arg_number for v in op.operands]
         if any(p >= inputs for p in positions) or maps[positions[0]] != maps[positions[1]]:
