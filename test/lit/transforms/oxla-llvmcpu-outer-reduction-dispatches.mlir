@@ -92,3 +92,22 @@ func.func private @variance(%x: tensor<1024x256xf32>) -> tensor<256xf32> {
   %v = stablehlo.reduce(%s init: %zero) applies stablehlo.add across dimensions = [0] : (tensor<1024x256xf32>, tensor<f32>) -> tensor<256xf32>
   return %v : tensor<256xf32>
 }
+
+// -----
+
+// A column sum handed to a private function that broadcasts it back.
+// CHECK-LABEL: func.func @centred_by_a_callee
+// CHECK:         %[[S:.*]] = stablehlo.reduce(%arg0 init:
+// CHECK-NEXT:    %[[B:.*]] = stablehlo.optimization_barrier %[[S]]
+// CHECK-NEXT:    call @centre(%arg0, %[[B]])
+func.func @centred_by_a_callee(%x: tensor<1024x256xf32>) -> tensor<1024x256xf32> {
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %s = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [0] : (tensor<1024x256xf32>, tensor<f32>) -> tensor<256xf32>
+  %c = call @centre(%x, %s) : (tensor<1024x256xf32>, tensor<256xf32>) -> tensor<1024x256xf32>
+  return %c : tensor<1024x256xf32>
+}
+func.func private @centre(%x: tensor<1024x256xf32>, %s: tensor<256xf32>) -> tensor<1024x256xf32> {
+  %b = stablehlo.broadcast_in_dim %s, dims = [1] : (tensor<256xf32>) -> tensor<1024x256xf32>
+  %c = stablehlo.subtract %x, %b : tensor<1024x256xf32>
+  return %c : tensor<1024x256xf32>
+}
