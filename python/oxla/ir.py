@@ -164,6 +164,11 @@ def producer(value) -> _ir.Operation | None:
     return value.owner.operation if isinstance(value, _ir.OpResult) else None
 
 
+def user(use) -> _ir.Operation:
+    """The Operation that holds one use of a value (an item of `value.uses`)."""
+    return use.owner.operation if isinstance(use.owner, _ir.OpView) else use.owner
+
+
 def block_ops(op) -> list[_ir.Operation]:
     """The ops of the block that holds `op`, in order, as Operations.
 

@@ -72,8 +72,7 @@ def _sinks(value) -> tuple[int, bool]:
     while stack:
         current = stack.pop()
         for use in current.uses:
-            user = use.owner
-            user = user.operation if isinstance(user, ir.OpView) else user
+            user = ir.user(use)
             if user.name in ELEMENTWISE:
                 if user not in seen:
                     seen.add(user)

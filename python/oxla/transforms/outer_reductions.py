@@ -40,11 +40,6 @@ def keeps_innermost(op) -> bool:
     return rank >= 2 and bool(dims) and rank - 1 not in dims
 
 
-def _user(use):
-    """The operation that holds a use."""
-    return use.owner.operation if isinstance(use.owner, ir.OpView) else use.owner
-
-
 def _module_of(op):
     """The builtin.module holding `op`, or None."""
     while op is not None and op.name != "builtin.module":
@@ -82,7 +77,7 @@ def _broadcast_back(value) -> bool:
     stack, seen = [value], set()
     while stack:
         for use in stack.pop().uses:
-            user = _user(use)
+            user = ir.user(use)
             if user.name == "stablehlo.broadcast_in_dim":
                 return True
             if (user, use.operand_number) in seen:
@@ -109,7 +104,7 @@ class OuterReductionDispatches(RewritePass):
     def matches(self, op) -> bool:
         return (keeps_innermost(op) and static_elements(op.operands[0]) >= self.min_elements
                 and any(_broadcast_back(r) for r in op.results)
-                and not any(_user(use).name == "stablehlo.optimization_barrier" for r in op.results for use in r.uses))
+                and not any(ir.user(use).name == "stablehlo.optimization_barrier" for r in op.results for use in r.uses))
 
     def rewrite(self, op) -> None:
         """Routes every use of the reduction's results through one optimization_barrier."""

@@ -45,7 +45,7 @@ def _summed_products(generic) -> list:
         uses = list(op.results[0].uses)
         if len(uses) != 1:
             continue
-        add = uses[0].owner.operation if isinstance(uses[0].owner, ir.OpView) else uses[0].owner
+        add = ir.user(uses[0])
         if add.name == "arith.addf" and any(v in outputs for v in add.operands):
             found.append(op)
     return found
