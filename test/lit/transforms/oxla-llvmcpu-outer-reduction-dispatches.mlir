@@ -17,11 +17,13 @@ func.func @column_max_subtracted(%x: tensor<1024x256xf32>) -> tensor<1024x256xf3
 
 // -----
 
-// A mean over N, H and W of NHWC: the sum is fenced; its division by the count reads the barrier.
+// A mean over N, H and W of NHWC: the mean (the sum divided by the count) is fenced, so the division
+// runs once per channel, not once per element of the subtraction.
 // CHECK-LABEL: func.func @batch_mean_centred
 // CHECK:         %[[S:.*]] = stablehlo.reduce(%arg0 init:
-// CHECK-NEXT:    %[[B:.*]] = stablehlo.optimization_barrier %[[S]]
-// CHECK-NEXT:    stablehlo.divide %[[B]],
+// CHECK-NEXT:    %[[M:.*]] = stablehlo.divide %[[S]],
+// CHECK-NEXT:    %[[B:.*]] = stablehlo.optimization_barrier %[[M]]
+// CHECK-NEXT:    stablehlo.broadcast_in_dim %[[B]]
 func.func @batch_mean_centred(%x: tensor<8x16x16x64xf32>) -> tensor<8x16x16x64xf32> {
   %zero = stablehlo.constant dense<0.0> : tensor<f32>
   %n = stablehlo.constant dense<2048.0> : tensor<64xf32>
@@ -74,11 +76,14 @@ func.func @small(%x: tensor<64x64xf32>) -> tensor<64x64xf32> {
 
 // -----
 
-// A variance computed in a private function (as JAX writes jnp.var) and broadcast back by its caller.
+// A variance computed in a private function (as JAX writes jnp.var) and broadcast back by its caller:
+// the caller's reciprocal square root of it is fenced.
 // CHECK-LABEL: func.func @normalised
+// CHECK:         %[[R:.*]] = stablehlo.rsqrt
+// CHECK-NEXT:    %[[B:.*]] = stablehlo.optimization_barrier %[[R]]
+// CHECK-NEXT:    stablehlo.broadcast_in_dim %[[B]]
 // CHECK-LABEL: func.func private @variance
-// CHECK:         %[[V:.*]] = stablehlo.reduce(%{{.*}} init:
-// CHECK-NEXT:    stablehlo.optimization_barrier %[[V]]
+// CHECK-NOT:     optimization_barrier
 func.func @normalised(%x: tensor<1024x256xf32>) -> tensor<1024x256xf32> {
   %v = call @variance(%x) : (tensor<1024x256xf32>) -> tensor<256xf32>
   %r = stablehlo.rsqrt %v : tensor<256xf32>
@@ -95,11 +100,12 @@ func.func private @variance(%x: tensor<1024x256xf32>) -> tensor<256xf32> {
 
 // -----
 
-// A column sum handed to a private function that broadcasts it back.
+// A column sum handed to a private function that broadcasts it back: fenced there, where it arrives.
 // CHECK-LABEL: func.func @centred_by_a_callee
-// CHECK:         %[[S:.*]] = stablehlo.reduce(%arg0 init:
-// CHECK-NEXT:    %[[B:.*]] = stablehlo.optimization_barrier %[[S]]
-// CHECK-NEXT:    call @centre(%arg0, %[[B]])
+// CHECK-NOT:     optimization_barrier
+// CHECK-LABEL: func.func private @centre
+// CHECK-NEXT:    %[[B:.*]] = stablehlo.optimization_barrier %arg1
+// CHECK-NEXT:    stablehlo.broadcast_in_dim %[[B]]
 func.func @centred_by_a_callee(%x: tensor<1024x256xf32>) -> tensor<1024x256xf32> {
   %zero = stablehlo.constant dense<0.0> : tensor<f32>
   %s = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [0] : (tensor<1024x256xf32>, tensor<f32>) -> tensor<256xf32>
@@ -110,4 +116,23 @@ func.func private @centre(%x: tensor<1024x256xf32>, %s: tensor<256xf32>) -> tens
   %b = stablehlo.broadcast_in_dim %s, dims = [1] : (tensor<256xf32>) -> tensor<1024x256xf32>
   %c = stablehlo.subtract %x, %b : tensor<1024x256xf32>
   return %c : tensor<1024x256xf32>
+}
+
+// -----
+
+// JAX's keepdims mean: a broadcast that only reshapes ([64] to [1,1,1,64]) is followed to the one that
+// spreads the mean over the image.
+// CHECK-LABEL: func.func @keepdims_mean
+// CHECK:         %[[D:.*]] = stablehlo.divide
+// CHECK-NEXT:    %[[B:.*]] = stablehlo.optimization_barrier %[[D]] : tensor<1x1x1x64xf32>
+// CHECK-NEXT:    stablehlo.broadcast_in_dim %[[B]], dims = [0, 1, 2, 3]
+func.func @keepdims_mean(%x: tensor<8x16x16x64xf32>) -> tensor<8x16x16x64xf32> {
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %n = stablehlo.constant dense<2048.0> : tensor<1x1x1x64xf32>
+  %s = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [0, 1, 2] : (tensor<8x16x16x64xf32>, tensor<f32>) -> tensor<64xf32>
+  %k = stablehlo.broadcast_in_dim %s, dims = [3] : (tensor<64xf32>) -> tensor<1x1x1x64xf32>
+  %m = stablehlo.divide %k, %n : tensor<1x1x1x64xf32>
+  %b = stablehlo.broadcast_in_dim %m, dims = [0, 1, 2, 3] : (tensor<1x1x1x64xf32>) -> tensor<8x16x16x64xf32>
+  %c = stablehlo.subtract %x, %b : tensor<8x16x16x64xf32>
+  return %c : tensor<8x16x16x64xf32>
 }
