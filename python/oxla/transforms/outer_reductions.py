@@ -73,10 +73,15 @@ def _call_results(ret, index: int) -> list:
 
 
 def _callee_arguments(call, index: int) -> list:
-    """Argument `index` of the function a func.call calls (none when it is not in the module)."""
-    module, name = _module_of(call), _callee(call)
-    funcs = [op for op in ir.ops(module) if op.name == "func.func" and _symbol(op) == name] if module else []
-    return [func.regions[0].blocks[0].arguments[index] for func in funcs if len(func.regions[0].blocks)]
+    """Argument `index` of the function a func.call calls (none when it is not in the module or has no body)."""
+    module = _module_of(call)
+    try:
+        func = ir.SymbolTable(module)[_callee(call)] if module is not None else None
+    except KeyError:
+        func = None
+    if func is None or not len(func.regions[0].blocks):
+        return []
+    return [func.regions[0].blocks[0].arguments[index]]
 
 
 def _expands(op) -> bool:
