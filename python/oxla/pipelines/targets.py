@@ -144,7 +144,12 @@ LLVM_CPU_PLAIN_CONTRACTIONS = (("--iree-llvmcpu-enable-ukernels=none",), ("f32",
 # the same for every device, so every target runs these. See oxla/transforms/host_loops.py.
 HOST_LOOPS = ("builtin.module(oxla-host-scalar-dispatches,oxla-host-loop-inits,"
               "util.func(canonicalize,loop-invariant-code-motion))")
-HOST_LOOP_PASSES = (("after:flow", HOST_LOOPS),)
+# Before them, a slice computed from the tensor it updates is written in place by its dispatch where that
+# is safe (a fori_loop over the rows of f32[1024,4096] on an AVX2 Zen 3: 5.4 -> 2.7 ms, inputs resident),
+# and kept in a buffer of its own where IREE would place it under its producer's reads, which came out
+# wrong; see oxla/transforms/update_dispatches.py.
+HOST_LOOP_PASSES = (("after:dispatch-creation", "builtin.module(oxla-in-place-slice-updates)"),
+                    ("after:flow", HOST_LOOPS))
 
 
 LLVM_CPU_CODEGEN_PASSES = (

@@ -39,6 +39,7 @@ BUILTIN_PASS_MODULES = (
     "oxla.transforms.stats",
     "oxla.transforms.bindings",
     "oxla.transforms.host_loops",
+    "oxla.transforms.update_dispatches",
     "oxla.transforms.dce",
     "oxla.transforms.locations",
     "oxla.transforms.scatter",

@@ -1,0 +1,196 @@
+"""oxla-in-place-slice-updates: a dispatch that computes a slice from the tensor it updates writes the
+slice in place, one dispatch a trip instead of two and a transient buffer, where every element it writes
+depends only on elements at the same place; other updates keep IREE's separate copy, with the same
+results."""
+
+import re
+
+import numpy as np
+import pytest
+
+from oxla import ir, runtime
+from oxla.pipelines import compile
+
+ROWS, WIDTH = 16, 64
+T = f"tensor<{ROWS}x{WIDTH}xf32>"
+
+
+def _loop(body: str, *, start: int = 1, fori: bool = True) -> str:
+    """@main: a loop over i in [start, ROWS) whose `body` turns %x into %x2 (tensor<i32> %i). `fori`:
+    a trip count carried next to i, as JAX's fori_loop writes it (IREE then updates the slice with a
+    dispatch of its own); else i is the loop's counter (as in a scan)."""
+    carried, trips = ("%t = %t0, %i = %i0", "%t") if fori else ("%i = %i0", "%i")
+    limit, types = (ROWS - start, "tensor<i32>, tensor<i32>") if fori else (ROWS, "tensor<i32>")
+    step, results = ("%t2 = stablehlo.add %t, %one : tensor<i32>", "%t2, %i2") if fori else ("", "%i2")
+    return f"""func.func @main(%x0: {T}) -> {T} {{
+  %i0 = stablehlo.constant dense<{start}> : tensor<i32>
+  %t0 = stablehlo.constant dense<0> : tensor<i32>
+  %r:{3 if fori else 2} = stablehlo.while({carried}, %x = %x0) : {types}, {T}
+    cond {{
+      %n = stablehlo.constant dense<{limit}> : tensor<i32>
+      %lt = stablehlo.compare LT, {trips}, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %lt : tensor<i1>
+    }} do {{
+      %z = stablehlo.constant dense<0> : tensor<i32>
+      %one = stablehlo.constant dense<1> : tensor<i32>
+{body}
+      %i2 = stablehlo.add %i, %one : tensor<i32>
+      {step}
+      stablehlo.return {results}, %x2 : {types}, {T}
+    }}
+  return %r#{2 if fori else 1} : {T}
+}}
+"""
+
+
+# x[i] = 0.5 x[i-1] + x[i] as JAX writes it in a fori_loop (`x.at[i].set(x[i - 1] * 0.5 + x[i])`: the
+# index i - 1 wrapped below zero, the row written with a scatter): both rows read where the row is
+# written, in every column. IREE updates the row with a dispatch of its own.
+R = f"tensor<1x{WIDTH}xf32>"
+PREVIOUS_BODY = (f"""      %back = stablehlo.subtract %i, %one : tensor<i32>
+      %neg = stablehlo.compare LT, %back, %z, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      %rows = stablehlo.constant dense<{ROWS}> : tensor<i32>
+      %wrapped = stablehlo.add %back, %rows : tensor<i32>
+      %p = stablehlo.select %neg, %wrapped, %back : tensor<i1>, tensor<i32>
+      %a = stablehlo.dynamic_slice %x, %p, %z, sizes = [1, {WIDTH}] : ({T}, tensor<i32>, tensor<i32>) -> {R}
+      %b = stablehlo.dynamic_slice %x, %i, %z, sizes = [1, {WIDTH}] : ({T}, tensor<i32>, tensor<i32>) -> {R}
+      %h = stablehlo.constant dense<0.5> : {R}
+      %m = stablehlo.multiply %a, %h : {R}
+      %s = stablehlo.add %m, %b : {R}
+      %at = stablehlo.reshape %i : (tensor<i32>) -> tensor<1xi32>
+      %u = stablehlo.reshape %s : ({R}) -> tensor<{WIDTH}xf32>
+      %x2 = "stablehlo.scatter"(%x, %at, %u) <{{scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [0], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0]>, unique_indices = true}}> ({{
+      ^bb0(%o: tensor<f32>, %n: tensor<f32>):
+        stablehlo.return %n : tensor<f32>
+      }}) : ({T}, tensor<1xi32>, tensor<{WIDTH}xf32>) -> {T}""", 1)
+
+# x[i] = x[i] @ w: each element of the row from every element of it.
+PRODUCT_BODY = (f"""      %b = stablehlo.dynamic_slice %x, %i, %z, sizes = [1, {WIDTH}] : ({T}, tensor<i32>, tensor<i32>) -> {R}
+      %w = stablehlo.iota dim = 0 : tensor<{WIDTH}x{WIDTH}xf32>
+      %k = stablehlo.constant dense<0.01> : tensor<{WIDTH}x{WIDTH}xf32>
+      %wk = stablehlo.multiply %w, %k : tensor<{WIDTH}x{WIDTH}xf32>
+      %s = stablehlo.dot %b, %wk : ({R}, tensor<{WIDTH}x{WIDTH}xf32>) -> {R}
+      %x2 = stablehlo.dynamic_update_slice %x, %s, %i, %z : ({T}, {R}, tensor<i32>, tensor<i32>) -> {T}""", 0)
+
+# x[i, 1:] = x[i, :-1] + 1: the read window sits one column left of the written one, so written in
+# place an element would be overwritten before its right neighbour reads it.
+SHIFTED_BODY = (f"""      %a = stablehlo.dynamic_slice %x, %i, %z, sizes = [1, {WIDTH - 1}] : ({T}, tensor<i32>, tensor<i32>) -> tensor<1x{WIDTH - 1}xf32>
+      %c = stablehlo.constant dense<1.0> : tensor<1x{WIDTH - 1}xf32>
+      %s = stablehlo.add %a, %c : tensor<1x{WIDTH - 1}xf32>
+      %x2 = stablehlo.dynamic_update_slice %x, %s, %i, %one : ({T}, tensor<1x{WIDTH - 1}xf32>, tensor<i32>, tensor<i32>) -> {T}""", 0)
+
+# x[i] = reverse(x[i]) + x[i-1]: the row read where it is written, but each element from another column.
+REVERSED_BODY = (f"""      %p = stablehlo.subtract %i, %one : tensor<i32>
+      %a = stablehlo.dynamic_slice %x, %p, %z, sizes = [1, {WIDTH}] : ({T}, tensor<i32>, tensor<i32>) -> tensor<1x{WIDTH}xf32>
+      %b = stablehlo.dynamic_slice %x, %i, %z, sizes = [1, {WIDTH}] : ({T}, tensor<i32>, tensor<i32>) -> tensor<1x{WIDTH}xf32>
+      %r = stablehlo.reverse %b, dims = [1] : tensor<1x{WIDTH}xf32>
+      %s = stablehlo.add %r, %a : tensor<1x{WIDTH}xf32>
+      %x2 = stablehlo.dynamic_update_slice %x, %s, %i, %z : ({T}, tensor<1x{WIDTH}xf32>, tensor<i32>, tensor<i32>) -> {T}""", 1)
+
+
+BODIES = {"previous": PREVIOUS_BODY, "product": PRODUCT_BODY, "shifted": SHIFTED_BODY, "reversed": REVERSED_BODY}
+
+
+def _program(name: str, *, fori: bool = True) -> str:
+    body, start = BODIES[name]
+    return _loop(body, start=start, fori=fori)
+
+
+def _expected(name: str, x: np.ndarray) -> np.ndarray:
+    """The loop in numpy (each right-hand side read before the row is written, as in the program)."""
+    x = x.copy()
+    w = np.arange(WIDTH, dtype=np.float32)[:, None] * np.ones(WIDTH, np.float32) * np.float32(0.01)
+    for i in range(BODIES[name][1], ROWS):
+        if name == "product":
+            x[i] = x[i] @ w
+        elif name == "previous":
+            x[i] = x[i - 1] * np.float32(0.5) + x[i]
+        elif name == "shifted":
+            x[i, 1:] = x[i, :-1] + np.float32(1)
+        else:
+            x[i] = x[i, ::-1] + x[i - 1]
+    return x
+
+
+def _loop_commands(program: str, **options) -> tuple[int, int]:
+    """(dispatches, transient allocations) of @main's loop body, compiled to the end of `stream`."""
+    streamed = ir.to_text(compile(program, compile_to="stream", **options))
+    main = streamed.split("util.func public @main")[1].split("util.func public")[0]
+    loop = main[main.index("^bb2"):]
+    loop = loop[:loop.index("cf.br ^bb1")]
+    return len(re.findall(r"stream\.cmd\.dispatch @", loop)), loop.count("stream.resource.alloca")
+
+
+def _x(seed: int) -> np.ndarray:
+    return np.random.default_rng(seed).standard_normal((ROWS, WIDTH)).astype(np.float32)
+
+
+def _check(program: str, name: str, seed: int) -> None:
+    x = _x(seed)
+    module = runtime.load(compile(program), device="local-sync")
+    for _ in range(2):  # the second call sees the same argument
+        np.testing.assert_allclose(module.main(x), _expected(name, x), rtol=1e-5, atol=1e-5)
+
+
+WITHOUT = {"disable_passes": ["oxla-in-place-slice-updates"]}
+
+
+def test_a_row_computed_from_rows_is_written_in_place():
+    program = _program("previous")
+    assert _loop_commands(program) == (1, 0)
+    assert _loop_commands(program, **WITHOUT) == (2, 1)  # IREE alone: a copy dispatch and its buffer
+    _check(program, "previous", 0)
+
+
+@pytest.mark.parametrize("name", ["shifted", "reversed", "product"])
+def test_a_slice_computed_from_elsewhere_in_it_keeps_its_copy(name):
+    program = _program(name)
+    assert _loop_commands(program) == _loop_commands(program, **WITHOUT) == (2, 1)
+    _check(program, name, 1)
+
+
+@pytest.mark.parametrize("name", ["shifted", "reversed", "product"])
+def test_a_slice_computed_from_elsewhere_in_it_gets_a_buffer_of_its_own(name):
+    # with the loop's own counter as the index, IREE alone places the slice's dispatch in the tensor it
+    # reads (no transient buffer), and the dispatch overwrote elements before reading them: the shifted
+    # and reversed rows came out wrong
+    program = _program(name, fori=False)
+    assert _loop_commands(program, **WITHOUT) == (1, 0)
+    assert _loop_commands(program) == (1, 1)
+    _check(program, name, 2)
+
+
+def test_a_row_read_where_it_is_written_may_go_in_place():
+    program = _program("previous", fori=False)
+    assert _loop_commands(program) == (1, 0)
+    _check(program, "previous", 3)
+
+
+NOT_IN_A_LOOP = f"""func.func @main(%x: {T}) -> {T} {{
+  %two = stablehlo.constant dense<2.0> : {T}
+  %y = stablehlo.multiply %x, %two : {T}
+  %r = stablehlo.constant dense<3> : tensor<i32>
+  %z = stablehlo.constant dense<0> : tensor<i32>
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  %a = stablehlo.dynamic_slice %y, %r, %z, sizes = [1, {WIDTH - 1}] : ({T}, tensor<i32>, tensor<i32>) -> tensor<1x{WIDTH - 1}xf32>
+  %c = stablehlo.constant dense<1.0> : tensor<1x{WIDTH - 1}xf32>
+  %s = stablehlo.add %a, %c : tensor<1x{WIDTH - 1}xf32>
+  %y2 = stablehlo.dynamic_update_slice %y, %s, %r, %one : ({T}, tensor<1x{WIDTH - 1}xf32>, tensor<i32>, tensor<i32>) -> {T}
+  return %y2 : {T}
+}}
+"""
+
+
+def test_a_shifted_update_of_a_computed_tensor():
+    x = _x(3)
+    want = x * np.float32(2)
+    want[3, 1:] = want[3, :-1] + np.float32(1)
+    np.testing.assert_array_equal(runtime.load(compile(NOT_IN_A_LOOP), device="local-sync").main(x), want)
+
+
+def test_vulkan_runs_the_merged_dispatch_where_it_exists():
+    if not any(d.name == "vulkan" and d.available for d in runtime.devices()):
+        pytest.skip("no vulkan device on this machine")
+    x = _x(2)
+    got = runtime.load(compile(_program("previous"), target="vulkan-spirv"), device="vulkan").main(x)
+    np.testing.assert_allclose(got, _expected("previous", x), rtol=1e-6, atol=1e-6)
