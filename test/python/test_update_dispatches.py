@@ -88,7 +88,18 @@ REVERSED_BODY = (f"""      %p = stablehlo.subtract %i, %one : tensor<i32>
       %x2 = stablehlo.dynamic_update_slice %x, %s, %i, %z : ({T}, tensor<1x{WIDTH}xf32>, tensor<i32>, tensor<i32>) -> {T}""", 1)
 
 
-BODIES = {"previous": PREVIOUS_BODY, "product": PRODUCT_BODY, "shifted": SHIFTED_BODY, "reversed": REVERSED_BODY}
+# x[i, 1:] = x[i, :-1]: the row moved within itself, no arithmetic (IREE makes it one copy dispatch whose
+# loads and stores of the tensor overlap).
+MOVED_BODY = (f"""      %a = stablehlo.dynamic_slice %x, %i, %z, sizes = [1, {WIDTH - 1}] : ({T}, tensor<i32>, tensor<i32>) -> tensor<1x{WIDTH - 1}xf32>
+      %x2 = stablehlo.dynamic_update_slice %x, %a, %i, %one : ({T}, tensor<1x{WIDTH - 1}xf32>, tensor<i32>, tensor<i32>) -> {T}""", 0)
+
+# x[1:] = x[:-1], three times: every row moved one down (a sliding window over a cache).
+ROLLED_BODY = (f"""      %a = stablehlo.slice %x [0:{ROWS - 1}, 0:{WIDTH}] : ({T}) -> tensor<{ROWS - 1}x{WIDTH}xf32>
+      %x2 = stablehlo.dynamic_update_slice %x, %a, %one, %z : ({T}, tensor<{ROWS - 1}x{WIDTH}xf32>, tensor<i32>, tensor<i32>) -> {T}""",
+               ROWS - 3)
+
+BODIES = {"previous": PREVIOUS_BODY, "product": PRODUCT_BODY, "shifted": SHIFTED_BODY, "reversed": REVERSED_BODY,
+          "moved": MOVED_BODY, "rolled": ROLLED_BODY}
 
 
 def _program(name: str, *, fori: bool = True) -> str:
@@ -107,6 +118,10 @@ def _expected(name: str, x: np.ndarray) -> np.ndarray:
             x[i] = x[i - 1] * np.float32(0.5) + x[i]
         elif name == "shifted":
             x[i, 1:] = x[i, :-1] + np.float32(1)
+        elif name == "moved":
+            x[i, 1:] = x[i, :-1].copy()
+        elif name == "rolled":
+            x[1:] = x[:-1].copy()
         else:
             x[i] = x[i, ::-1] + x[i - 1]
     return x
@@ -158,6 +173,21 @@ def test_a_slice_computed_from_elsewhere_in_it_gets_a_buffer_of_its_own(name):
     assert _loop_commands(program, **WITHOUT) == (1, 0)
     assert _loop_commands(program) == (1, 1)
     _check(program, name, 2)
+
+
+def test_a_row_moved_within_itself_is_copied_out_first():
+    # IREE alone copies x[i, :-1] to x[i, 1:] in one dispatch, vector by vector in order: each vector
+    # overwrote the start of the next before it was read
+    program = _program("moved")
+    assert _loop_commands(program, **WITHOUT) == (1, 0)
+    assert _loop_commands(program) == (1, 1)
+    _check(program, "moved", 4)
+
+
+@pytest.mark.parametrize("fori", [True, False], ids=["fori", "scan"])
+def test_rows_moved_down_come_out_right(fori):
+    _check(_program("rolled", fori=fori), "rolled", 5)
+    _check(_program("moved", fori=False), "moved", 6)
 
 
 def test_a_row_read_where_it_is_written_may_go_in_place():

@@ -24,6 +24,13 @@ settles such pairs before IREE's stream phase does, both ways:
   1)` and `x.at[i].set(x[i, ::-1] + x[i - 1])` came out wrong. The pass
   passes such a slice through an optimization barrier, so IREE keeps it in
   a buffer of its own and copies it in after the producer has run.
+- IREE's dispatch creation itself makes one in-place copy dispatch of a
+  slice moved within the tensor, `x.at[i, 1:].set(x[i, :-1])` in a
+  `fori_loop`: its vector loads and stores run in order, so each store
+  overwrote elements a later load was to read. The pass splits an in-place
+  dispatch that reads its tensor through a window placed elsewhere than
+  the one it writes into a dispatch computing the slice and a fenced
+  update, as above.
 
 "Only at the same place" means: the tensor is read only through windows of
 the written slice's sizes (and the slice's type), placed as the written
@@ -86,6 +93,11 @@ def _access_groups(access) -> list[list]:
     """A load's or a store's operand groups past the stored value: the binding, its dims, the offsets,
     sizes and strides."""
     return _groups(access)[-5:]
+
+
+def _binding(access: str, tensor_type):
+    """The dispatch binding type of `tensor_type` with `access` (readonly, writeonly, readwrite)."""
+    return ir.Type.parse(f"!iree_tensor_ext.dispatch.tensor<{access}:{tensor_type}>", tensor_type.context)
 
 
 def _window(access, dispatch):
@@ -209,20 +221,25 @@ def _aligned_elementwise(op, operand_number: int) -> bool:
     return all(maps[operand_number] == m for m in maps[len(maps) - len(op.results):])
 
 
+def _placed_as(read, written) -> bool:
+    """Whether a window (offsets, sizes; None if unknown) has the sizes of `written` and sits where it
+    does in every dimension wider than one."""
+    if read is None or read[1] != written[1]:
+        return False
+    return all(size == 1 or _same(a, b) for a, b, size in zip(read[0], written[0], written[1]))
+
+
 def _reads_in_place(producer, position: int, window, result_store) -> bool:
     """Whether the producer reads its argument at `position` only where it would write: through loads
     of the written window's sizes and the stored value's type, placed as the window is in every
     dimension wider than one, whose values reach only element-wise ops at matching positions (and the
     result's store)."""
-    offsets, sizes = window
     stored = str(result_store.operands[0].type)
     reached = []
     for use in _body(producer).arguments[position].uses:
         load = ir.user(use)
         read = _window(load, producer) if load.name == _LOAD else None
-        if read is None or read[1] != sizes or str(load.results[0].type) != stored:
-            return False
-        if not all(size == 1 or _same(a, b) for a, b, size in zip(read[0], offsets, sizes)):
+        if not _placed_as(read, window) or str(load.results[0].type) != stored:
             return False
         reached.append(load.results[0])
     while reached:
@@ -294,6 +311,71 @@ def _hazardous(update) -> bool:
     return _writes_where_it_reads(producer, target[0], window) is None
 
 
+def _overlapping_store(dispatch):
+    """The store of a dispatch that updates its one tied tensor in place after reading that tensor
+    through a window placed elsewhere (a row shifted within itself, `x.at[i, 1:].set(x[i, :-1])`, which
+    IREE makes one copy dispatch of: its vector loads and stores run in order, so it overwrites elements
+    before reading them), when the store's offsets are known outside it; else None."""
+    groups = _groups(dispatch)
+    if groups[_ARGUMENT_DIMS] or groups[_RESULT_DIMS] or len(dispatch.results) != 1 or _tied(dispatch)[0] < 0:
+        return None
+    users = [ir.user(use) for use in _body(dispatch).arguments[_tied(dispatch)[0]].uses]
+    stores = [op for op in users if op.name == _STORE]
+    loads = [op for op in users if op.name == _LOAD]
+    if len(stores) != 1 or not loads or len(loads) + 1 != len(users):
+        return None
+    written = _window(stores[0], dispatch)
+    if written is None or any(o is None for o in written[0]):
+        return None
+    return stores[0] if not all(_placed_as(_window(load, dispatch), written) for load in loads) else None
+
+
+def _split(dispatch, store) -> None:
+    """Replaces an in-place dispatch (_overlapping_store) by one that computes the stored value into a
+    tensor of its own and a fenced flow.tensor.update of it into the tensor where it was stored."""
+    position = _tied(dispatch)[0]
+    tensor = _groups(dispatch)[_ARGUMENTS][position]
+    body = _body(dispatch)
+    value = store.operands[0]
+    context = dispatch.context
+    index = ir.IndexType.get(context=context)
+    written = _binding("writeonly", value.type)
+    result_binding = body.add_argument(written, dispatch.location)
+    rank = value.type.rank
+    with ir.InsertionPoint(store), store.location:
+        ir.Operation.create(_STORE, operands=[value, result_binding], attributes={
+            "operandSegmentSizes": ir.DenseI32ArrayAttr.get([1, 1, 0, 0, 0, 0], context=context),
+            "static_offsets": ir.DenseI64ArrayAttr.get([0] * rank, context=context),
+            "static_sizes": ir.DenseI64ArrayAttr.get(list(value.type.shape), context=context),
+            "static_strides": ir.DenseI64ArrayAttr.get([1] * rank, context=context)})
+    dynamic = iter([_outer(v, dispatch, known=False) for v in _access_groups(store)[2]])
+    offsets, sizes = _static(store, "static_offsets"), _static(store, "static_sizes")
+    store.erase()
+    body.arguments[position].set_type(_binding("readonly", tensor.type))
+    attributes = {name: dispatch.attributes[name] for name in dispatch.attributes}
+    attributes["tied_operands"] = ir.ArrayAttr.get([ir.IntegerAttr.get(index, -1)], context=context)
+    with ir.InsertionPoint(dispatch), dispatch.location:
+        computed = ir.Operation.create(_DISPATCH, results=[value.type], operands=list(dispatch.operands),
+                                       attributes=attributes, regions=2)
+        starts = [next(dynamic) if o == _DYNAMIC else ir.Operation.create(
+            "arith.constant", results=[index], attributes={"value": ir.IntegerAttr.get(index, o)}).results[0]
+            for o in offsets]
+        window = ir.RankedTensorType.get(sizes, value.type.element_type)
+        slice_ = computed.results[0]
+        if str(window) != str(value.type):
+            slice_ = ir.Operation.create("flow.tensor.reshape", results=[window], operands=[slice_], attributes={
+                "operandSegmentSizes": ir.DenseI32ArrayAttr.get([1, 0, 0], context=context)}).results[0]
+        fenced = ir.Operation.create("util.optimization_barrier", results=[window], operands=[slice_])
+        update = ir.Operation.create("flow.tensor.update", results=[tensor.type],
+                                     operands=[tensor, *starts, fenced.results[0]], attributes={
+                                         "operandSegmentSizes": ir.DenseI32ArrayAttr.get(
+                                             [1, 0, len(starts), 1, 0], context=context)})
+    body.append_to(computed.regions[0])
+    dispatch.regions[1].blocks[0].append_to(computed.regions[1])
+    dispatch.results[0].replace_all_uses_with(update.results[0])
+    dispatch.erase()
+
+
 def _fence(update) -> None:
     """Passes the value a flow.tensor.update writes through an optimization barrier, so IREE keeps it in
     a buffer of its own and copies it into the target after its producer has run."""
@@ -357,16 +439,16 @@ class InPlaceSliceUpdates(Pass):
     """Writes slices computed from the tensor they update in place where safe; keeps IREE from it where not.
 
     A slice-update dispatch after a dispatch that reads the tensor only where the slice goes is merged into
-    it (_mergeable); a flow.tensor.update IREE would let its dispatch write under its own reads is fenced
-    (_hazardous)."""
+    it (_mergeable); an in-place dispatch reading its tensor elsewhere than it writes is split apart
+    (_overlapping_store), and a flow.tensor.update IREE would let its dispatch write under its own reads is
+    fenced (_hazardous)."""
 
     name = "oxla-in-place-slice-updates"
     anchor = "builtin.module"
 
     def run(self, module) -> None:
-        """Merges every mergeable pair (_mergeable) of the host program's dispatches, and fences the
-        flow.tensor.update ops IREE would otherwise let a dispatch write under its own reads
-        (_hazardous)."""
+        """Merges the mergeable pairs of dispatches, splits the overlapping in-place ones, then fences the
+        hazardous updates (the class docstring)."""
         # Only dispatches with a tied result: the producers a merge erases have none.
         updates = [op for op in ir.ops(module)
                    if op.name == _DISPATCH and len(op.results) == 1 and _tied(op)[0] >= 0]
@@ -374,6 +456,10 @@ class InPlaceSliceUpdates(Pass):
             found = _mergeable(update)
             if found is not None:
                 _merge(update, *found)
+        for dispatch in [op for op in ir.ops(module) if op.name == _DISPATCH]:
+            store = _overlapping_store(dispatch)
+            if store is not None:
+                _split(dispatch, store)
         for update in [op for op in ir.ops(module) if op.name == "flow.tensor.update"]:
             if _hazardous(update):
                 _fence(update)

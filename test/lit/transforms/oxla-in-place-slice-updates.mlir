@@ -3,7 +3,8 @@
 // read-write, its result tied to it, and stores the slice there. A slice computed from elsewhere in the
 // window it is written to keeps its copy dispatch, and one written with flow.tensor.update passes through
 // an optimization barrier, so that IREE does not place its dispatch in the tensor it reads; one read only
-// where it goes is left to IREE.
+// where it goes is left to IREE. An in-place dispatch that reads its tensor elsewhere than it writes it
+// is split into a dispatch computing the slice and a fenced update.
 // RUN: oxla-opt %s -p 'builtin.module(oxla-in-place-slice-updates)' --split-input-file | FileCheck %s
 
 // CHECK-LABEL: util.func public @rows
@@ -118,4 +119,50 @@ util.func public @aligned_update(%x: tensor<16x64xf32>, %i: index) -> tensor<16x
   %r = flow.tensor.reshape %row : tensor<64xf32> -> tensor<1x64xf32>
   %u = flow.tensor.update %r, %x[%i, %c0] : tensor<1x64xf32> -> %x as tensor<16x64xf32>
   util.return %u : tensor<16x64xf32>
+}
+
+// -----
+
+// A dispatch that moves a row within itself in place (x[i, 1:] = x[i, :-1]) computes the row into a
+// tensor of its own, which a fenced flow.tensor.update then writes where the dispatch stored it.
+// CHECK-LABEL: util.func public @moved
+// CHECK:         %[[ROW:.*]] = flow.dispatch.workgroups[%arg1](%arg0, %arg1) : (tensor<16x64xf32>, index) -> tensor<63xf32> =
+// CHECK-NEXT:        (%{{.*}}: !iree_tensor_ext.dispatch.tensor<readonly:tensor<16x64xf32>>, %{{.*}}: index, %[[OUT:.*]]: !iree_tensor_ext.dispatch.tensor<writeonly:tensor<63xf32>>)
+// CHECK:           iree_tensor_ext.dispatch.tensor.store %{{.*}}, %[[OUT]], offsets = [0], sizes = [63], strides = [1]
+// CHECK:         %[[ONE:.*]] = arith.constant 1 : index
+// CHECK:         %[[R:.*]] = flow.tensor.reshape %[[ROW]] : tensor<63xf32> -> tensor<1x63xf32>
+// CHECK:         %[[F:.*]] = util.optimization_barrier %[[R]] : tensor<1x63xf32>
+// CHECK:         %[[U:.*]] = flow.tensor.update %[[F]], %arg0[%arg1, %[[ONE]]]
+// CHECK:         util.return %[[U]]
+util.func public @moved(%x: tensor<16x64xf32>, %i: index) -> tensor<16x64xf32> {
+  %r = flow.dispatch.workgroups[%i](%x, %i) : (tensor<16x64xf32>, index) -> %x =
+      (%b: !iree_tensor_ext.dispatch.tensor<readwrite:tensor<16x64xf32>>, %bi: index) {
+    %oi = iree_tensor_ext.dispatch.workload.ordinal %bi, 0 : index
+    %a = iree_tensor_ext.dispatch.tensor.load %b, offsets = [%oi, 0], sizes = [1, 63], strides = [1, 1] : !iree_tensor_ext.dispatch.tensor<readwrite:tensor<16x64xf32>> -> tensor<63xf32>
+    iree_tensor_ext.dispatch.tensor.store %a, %b, offsets = [%oi, 1], sizes = [1, 63], strides = [1, 1] : tensor<63xf32> -> !iree_tensor_ext.dispatch.tensor<readwrite:tensor<16x64xf32>>
+    flow.return
+  } count(%ci: index) -> (index, index, index) {
+    %x0, %y0, %z0 = iree_tensor_ext.dispatch.workgroup_count_from_slice(%ci)
+    flow.return %x0, %y0, %z0 : index, index, index
+  }
+  util.return %r : tensor<16x64xf32>
+}
+
+// -----
+
+// An in-place dispatch that reads the tensor only where it writes it (a scatter's whole operand) stays.
+// CHECK-LABEL: util.func public @in_place
+// CHECK:         flow.dispatch.workgroups(%arg0) : (tensor<16x64xf32>) -> %arg0 =
+// CHECK-NOT:     flow.tensor.update
+util.func public @in_place(%x: tensor<16x64xf32>) -> tensor<16x64xf32> {
+  %r = flow.dispatch.workgroups(%x) : (tensor<16x64xf32>) -> %x =
+      (%b: !iree_tensor_ext.dispatch.tensor<readwrite:tensor<16x64xf32>>) {
+    %a = iree_tensor_ext.dispatch.tensor.load %b, offsets = [0, 0], sizes = [16, 64], strides = [1, 1] : !iree_tensor_ext.dispatch.tensor<readwrite:tensor<16x64xf32>> -> tensor<16x64xf32>
+    iree_tensor_ext.dispatch.tensor.store %a, %b, offsets = [0, 0], sizes = [16, 64], strides = [1, 1] : tensor<16x64xf32> -> !iree_tensor_ext.dispatch.tensor<readwrite:tensor<16x64xf32>>
+    flow.return
+  } count() -> (index, index, index) {
+    %x0, %y0, %z0 = iree_tensor_ext.dispatch.workgroup_count_from_slice()
+    flow.return %x0, %y0, %z0 : index, index, index
+  }
+  util.return %r : tensor<16x64xf32>
 }
