@@ -164,6 +164,7 @@ def _views_of(value) -> set:
 
 
 def _unit_dims_dropped(shape) -> list[int]:
+    """The dimensions of `shape` wider than one, in order (what a reshape of unit dimensions keeps)."""
     return [d for d in shape if d != 1]
 
 
@@ -291,7 +292,7 @@ def _hazardous(update) -> bool:
     """Whether a flow.tensor.update writes a value a dispatch computed from the tensor it updates (or a
     view of it) other than where the value goes: IREE places such a dispatch's result in the updated
     tensor (its stream phase's emplace-allocations) even so, and the dispatch then overwrites elements
-    before it reads them (`x.at[i, 1:].set(x[i, :-1])` in a loop came out wrong)."""
+    before it reads them (`x.at[i, 1:].set(x[i, :-1] + 1)` in a scan came out wrong)."""
     target, target_dims, starts, (value,), value_dims = _groups(update)
     source, unit_only = value, True
     while ir.producer(source) is not None and ir.producer(source).name in _VIEWS:
