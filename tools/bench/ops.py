@@ -194,6 +194,11 @@ def _one_hot(ids):
     return jax.nn.one_hot(ids, 1000)
 
 
+def _even_minus_odd(x):
+    """x[:, ::2] - x[:, 1::2]: the even and odd lanes of each row apart (as rotary embeddings take them)."""
+    return x[:, ::2] - x[:, 1::2]
+
+
 def _reflect_pad(x):
     import jax.numpy as jnp
 
@@ -278,6 +283,8 @@ OPS = {
                            1e-4),
     "one_hot": ("jax.nn.one_hot of 4096 ids into 1000 classes", lambda: _one_hot,
                 lambda: [np.random.default_rng(55).integers(0, 1000, 4096).astype(np.int32)], 0.0),
+    "even_odd_lanes": ("x[:, ::2] - x[:, 1::2] of f32[4096,1024] (the even and odd lanes of each row)",
+                       lambda: _even_minus_odd, lambda: [_normal(59, 4096, 1024)], 0.0),
     "reflect_pad": ("jnp.pad(mode='reflect') of f32[8,56,56,64] by 3 in H and W", lambda: _reflect_pad,
                     lambda: [_normal(43, 8, 56, 56, 64)], 0.0),
 }

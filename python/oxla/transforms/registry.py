@@ -61,6 +61,7 @@ BUILTIN_PASS_MODULES = (
     "oxla.transforms.product_sums",
     "oxla.transforms.cpu_kernels",
     "oxla.transforms.tiny_matmuls",
+    "oxla.transforms.strided_slices",
     "oxla.transforms.gathers",
     "oxla.transforms.materialize",
     "oxla.transforms.result_storage",
