@@ -314,9 +314,11 @@ def _hazardous(update) -> bool:
 
 def _overlapping_store(dispatch):
     """The store of a dispatch that updates its one tied tensor in place after reading that tensor
-    through a window placed elsewhere (a row shifted within itself, `x.at[i, 1:].set(x[i, :-1])`, which
-    IREE makes one copy dispatch of: its vector loads and stores run in order, so it overwrites elements
-    before reading them), when the store's offsets are known outside it; else None."""
+    through a window placed elsewhere that may share elements with the written one (a row shifted within
+    itself, `x.at[i, 1:].set(x[i, :-1])`, which IREE makes one copy dispatch of: its vector loads and
+    stores run in order, so it overwrites elements before reading them), when the store writes one run of
+    memory at offsets known outside it; else None. (A circular padding's copy of columns 1:3 to 5:7 shares
+    none and stays: split, its strided window came out wrong as a flow.tensor.update.)"""
     groups = _groups(dispatch)
     if groups[_ARGUMENT_DIMS] or groups[_RESULT_DIMS] or len(dispatch.results) != 1 or _tied(dispatch)[0] < 0:
         return None
@@ -326,9 +328,29 @@ def _overlapping_store(dispatch):
     if len(stores) != 1 or not loads or len(loads) + 1 != len(users):
         return None
     written = _window(stores[0], dispatch)
-    if written is None or any(o is None for o in written[0]):
+    shape = _groups(dispatch)[_ARGUMENTS][_tied(dispatch)[0]].type.shape
+    if written is None or any(o is None for o in written[0]) or not _contiguous(written[1], shape):
+        return None  # flow.tensor.update writes one run of memory
+    reads = [_window(load, dispatch) for load in loads]
+    if all(_placed_as(read, written) or _disjoint(read, written) for read in reads):
         return None
-    return stores[0] if not all(_placed_as(_window(load, dispatch), written) for load in loads) else None
+    return stores[0]
+
+
+def _contiguous(sizes, shape) -> bool:
+    """Whether a window of `sizes` in a tensor of `shape` is one run of memory: whole in every dimension
+    after its first wider than one."""
+    wide = [i for i, size in enumerate(sizes) if size != 1]
+    return not wide or list(sizes[wide[0] + 1:]) == list(shape[wide[0] + 1:])
+
+
+def _disjoint(read, written) -> bool:
+    """Whether two windows (offsets, sizes) are known to share no element: apart in some dimension whose
+    offsets are both constants."""
+    if read is None:
+        return False
+    return any(isinstance(a, int) and isinstance(b, int) and (a + m <= b or b + n <= a)
+               for a, m, b, n in zip(read[0], read[1], written[0], written[1]))
 
 
 def _split(dispatch, store) -> None:

@@ -166,3 +166,23 @@ util.func public @in_place(%x: tensor<16x64xf32>) -> tensor<16x64xf32> {
   }
   util.return %r : tensor<16x64xf32>
 }
+
+// -----
+
+// A copy between windows known to share no element (columns 1:3 to 5:7) stays in place: its window is no
+// run of memory, which a flow.tensor.update could write.
+// CHECK-LABEL: util.func public @disjoint
+// CHECK:         flow.dispatch.workgroups(%arg0) : (tensor<2x5x7xf32>) -> %arg0 =
+// CHECK-NOT:     flow.tensor.update
+util.func public @disjoint(%x: tensor<2x5x7xf32>) -> tensor<2x5x7xf32> {
+  %r = flow.dispatch.workgroups(%x) : (tensor<2x5x7xf32>) -> %x =
+      (%b: !iree_tensor_ext.dispatch.tensor<readwrite:tensor<2x5x7xf32>>) {
+    %a = iree_tensor_ext.dispatch.tensor.load %b, offsets = [0, 0, 1], sizes = [2, 5, 2], strides = [1, 1, 1] : !iree_tensor_ext.dispatch.tensor<readwrite:tensor<2x5x7xf32>> -> tensor<2x5x2xf32>
+    iree_tensor_ext.dispatch.tensor.store %a, %b, offsets = [0, 0, 5], sizes = [2, 5, 2], strides = [1, 1, 1] : tensor<2x5x2xf32> -> !iree_tensor_ext.dispatch.tensor<readwrite:tensor<2x5x7xf32>>
+    flow.return
+  } count() -> (index, index, index) {
+    %x0, %y0, %z0 = iree_tensor_ext.dispatch.workgroup_count_from_slice()
+    flow.return %x0, %y0, %z0 : index, index, index
+  }
+  util.return %r : tensor<2x5x7xf32>
+}
