@@ -28,9 +28,11 @@ settles such pairs before IREE's stream phase does, both ways:
   slice moved within the tensor, `x.at[i, 1:].set(x[i, :-1])` in a
   `fori_loop`: its vector loads and stores run in order, so each store
   overwrote elements a later load was to read. The pass splits an in-place
-  dispatch that reads its tensor through a window placed elsewhere than
-  the one it writes into a dispatch computing the slice and a fenced
-  update, as above.
+  dispatch that reads its tensor through a window that may share elements
+  with the one it writes into a dispatch computing the slice and a fenced
+  update, as above, where the written window is one run of memory (a
+  flow.tensor.update writes a byte range: a strided window split so came
+  out wrong); copies between windows known to be apart stay in place.
 
 "Only at the same place" means: the tensor is read only through windows of
 the written slice's sizes (and the slice's type), placed as the written
