@@ -902,6 +902,24 @@ def test_broadcasts_get_workgroups_of_whole_rows_and_transposes_do_not():
     np.testing.assert_array_equal(np.asarray(runtime.load(compile(_TRANSPOSED)).main(x, y)), x + y.T)
 
 
+_CONCAT = """func.func @main(%x: tensor<256x256xf32>, %y: tensor<256x256xf32>) -> tensor<256x512xf32> {
+  %c = stablehlo.concatenate %x, %y, dim = 1 : (tensor<256x256xf32>, tensor<256x256xf32>) -> tensor<256x512xf32>
+  return %c : tensor<256x512xf32>
+}
+"""
+
+
+def test_a_concatenations_copies_get_workgroups_of_whole_rows():
+    # IREE copies each part with a dispatch on buffers (one executable for both), in 64 x 64 blocks: 64
+    # floats of every row
+    assert _element_tiles(_CONCAT) == ["distribution = [32, 256], vector_common_parallel = [1, 8]"]
+    assert _element_tiles(_CONCAT, disable_passes=["oxla-llvmcpu-whole-vector-workgroups"]) == [
+        "distribution = [64, 64], vector_common_parallel = [1, 8]"]
+    rng = np.random.default_rng(41)
+    x, y = (rng.standard_normal((256, 256)).astype(np.float32) for _ in range(2))
+    np.testing.assert_array_equal(np.asarray(runtime.load(compile(_CONCAT)).main(x, y)), np.concatenate([x, y], 1))
+
+
 @pytest.mark.parametrize("distribution, common, inner, lanes, expected", [
     ([64, 64], [1, 8], 0, 8, [8, 8]),  # x + y.T on AVX2: IREE's row of 8 becomes an 8 x 8 block
     ([64, 64], [1, 16], 0, 16, [16, 16]),  # AVX-512

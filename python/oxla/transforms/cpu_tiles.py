@@ -215,7 +215,7 @@ def _loop_extents(op) -> list[int]:
     indexes the loop plainly)."""
     extents = [0] * len(op.attributes["iterator_types"])
     for map_attr, operand in zip(op.attributes["indexing_maps"], op.operands):
-        shape = ir.RankedTensorType(operand.type).shape
+        shape = ir.ShapedType(operand.type).shape
         for position, expr in enumerate(ir.AffineMapAttr(map_attr).value.results):
             match = _DIM.match(str(expr))
             if match and not extents[int(match.group(1))]:
@@ -1107,9 +1107,13 @@ def whole_vector_config(config: str, extents: list[int]) -> str | None:
     return None
 
 
-def _elementwise(op) -> bool:
-    """Whether `op` is a linalg.generic of parallel loops writing its result in loop order."""
-    if op.name != "linalg.generic" or set(_iterators(op)) != {"parallel"} or len(op.results) != 1:
+def _elementwise(op, *, buffers: bool = False) -> bool:
+    """Whether `op` is a linalg.generic of parallel loops writing its result in loop order; with `buffers`,
+    also one writing a memref (the copy dispatches IREE builds on buffers: a concatenation's parts)."""
+    if op.name != "linalg.generic" or set(_iterators(op)) != {"parallel"}:
+        return False
+    outputs = list(ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"]))[1]
+    if len(op.results) != 1 and not (buffers and not op.results and outputs == 1):
         return False
     written = _plain_dims(list(op.attributes["indexing_maps"])[-1])
     return written == list(range(len(_iterators(op))))
@@ -1124,8 +1128,8 @@ def _reads_in_order(op) -> bool:
 
 
 def _result_bytes(op) -> int:
-    """Bytes of one element of an op's first result (4 for types _ELEMENT_BYTES lacks)."""
-    return _ELEMENT_BYTES.get(str(ir.RankedTensorType(op.results[0].type).element_type), 4)
+    """Bytes of one element of what an op writes, its last operand (4 for types _ELEMENT_BYTES lacks)."""
+    return _ELEMENT_BYTES.get(str(ir.ShapedType(op.operands[-1].type).element_type), 4)
 
 
 @register_pass
@@ -1142,7 +1146,7 @@ class WholeVectorWorkgroups(Pass):
         of each dispatch that is one such op: whole rows where its inputs read in order
         (whole_row_config), else whole vector steps (whole_vector_config)."""
         for _, configured in _configured_ops_by_function(module):
-            if len(configured) == 1 and _elementwise(configured[0]):
+            if len(configured) == 1 and _elementwise(configured[0], buffers=True):
                 op = configured[0]
                 config, extents = str(op.attributes["lowering_config"]), _loop_extents(op)
                 rows = whole_row_config(config, extents, _result_bytes(op)) if _reads_in_order(op) else None
