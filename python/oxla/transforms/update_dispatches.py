@@ -48,6 +48,7 @@ concatenation it feeds made a grouped convolution 20x slower.
 from __future__ import annotations
 
 from oxla import ir
+from oxla.dialects import stablehlo_build as build
 from oxla.transforms.registry import Pass, register_pass
 
 _DISPATCH = "flow.dispatch.workgroups"
@@ -86,11 +87,6 @@ def _body(op):
     return op.regions[0].blocks[0]
 
 
-def _static(op, name: str) -> list[int]:
-    """A dense i64 array attribute of `op` (a load's or store's static offsets, sizes, strides)."""
-    return list(ir.DenseI64ArrayAttr(op.attributes[name]))
-
-
 def _access_groups(access) -> list[list]:
     """A load's or a store's operand groups past the stored value: the binding, its dims, the offsets,
     sizes and strides."""
@@ -107,19 +103,20 @@ def _window(access, dispatch):
     the outer value it reads (None where the body computes it); None for other accesses."""
     groups = _access_groups(access)
     dims, offsets, sizes, strides = groups[1:]
-    if dims or sizes or strides or any(s != 1 for s in _static(access, "static_strides")):
+    if dims or sizes or strides or any(s != 1 for s in build.i64s(access, "static_strides", [])):
         return None
     dynamic = iter(offsets)
-    return ([_outer(next(dynamic), dispatch) if o == _DYNAMIC else o for o in _static(access, "static_offsets")],
-            _static(access, "static_sizes"))
+    offsets = build.i64s(access, "static_offsets", [])
+    return ([_outer(next(dynamic), dispatch) if o == _DYNAMIC else o for o in offsets],
+            build.i64s(access, "static_sizes", []))
 
 
 def _is_whole(access, shape) -> bool:
     """Whether a load or store reads or writes all of a tensor of `shape`, statically."""
     return (not any(_access_groups(access)[1:])
-            and all(o == 0 for o in _static(access, "static_offsets"))
-            and _static(access, "static_sizes") == list(shape)
-            and all(s == 1 for s in _static(access, "static_strides")))
+            and all(o == 0 for o in build.i64s(access, "static_offsets", []))
+            and build.i64s(access, "static_sizes", []) == list(shape)
+            and all(s == 1 for s in build.i64s(access, "static_strides", [])))
 
 
 def _known(value):
@@ -374,7 +371,7 @@ def _split(dispatch, store) -> None:
             "static_sizes": ir.DenseI64ArrayAttr.get(list(value.type.shape), context=context),
             "static_strides": ir.DenseI64ArrayAttr.get([1] * rank, context=context)})
     dynamic = iter([_outer(v, dispatch, known=False) for v in _access_groups(store)[2]])
-    offsets, sizes = _static(store, "static_offsets"), _static(store, "static_sizes")
+    offsets, sizes = build.i64s(store, "static_offsets", []), build.i64s(store, "static_sizes", [])
     store.erase()
     body.arguments[position].set_type(_binding("readonly", tensor.type))
     attributes = {name: dispatch.attributes[name] for name in dispatch.attributes}
