@@ -374,11 +374,8 @@ def _split(dispatch, store) -> None:
     offsets, sizes = build.i64s(store, "static_offsets", []), build.i64s(store, "static_sizes", [])
     store.erase()
     body.arguments[position].set_type(_binding("readonly", tensor.type))
-    attributes = {name: dispatch.attributes[name] for name in dispatch.attributes}
-    attributes["tied_operands"] = ir.ArrayAttr.get([ir.IntegerAttr.get(index, -1)], context=context)
     with ir.InsertionPoint(dispatch), dispatch.location:
-        computed = ir.Operation.create(_DISPATCH, results=[value.type], operands=list(dispatch.operands),
-                                       attributes=attributes, regions=2)
+        computed = _rebuilt(dispatch, value.type, _groups(dispatch)[_ARGUMENTS], tied=-1)
         starts = [next(dynamic) if o == _DYNAMIC else ir.Operation.create(
             "arith.constant", results=[index], attributes={"value": ir.IntegerAttr.get(index, o)}).results[0]
             for o in offsets]
@@ -387,25 +384,44 @@ def _split(dispatch, store) -> None:
         if str(window) != str(value.type):
             slice_ = ir.Operation.create("flow.tensor.reshape", results=[window], operands=[slice_], attributes={
                 "operandSegmentSizes": ir.DenseI32ArrayAttr.get([1, 0, 0], context=context)}).results[0]
-        fenced = ir.Operation.create("util.optimization_barrier", results=[window], operands=[slice_])
         update = ir.Operation.create("flow.tensor.update", results=[tensor.type],
-                                     operands=[tensor, *starts, fenced.results[0]], attributes={
+                                     operands=[tensor, *starts, _barrier(slice_)], attributes={
                                          "operandSegmentSizes": ir.DenseI32ArrayAttr.get(
                                              [1, 0, len(starts), 1, 0], context=context)})
-    body.append_to(computed.regions[0])
-    dispatch.regions[1].blocks[0].append_to(computed.regions[1])
     dispatch.results[0].replace_all_uses_with(update.results[0])
     dispatch.erase()
+
+
+def _barrier(value):
+    """`value` passed through a util.optimization_barrier made at the insertion point: IREE then keeps it
+    in a buffer of its own rather than placing it in the tensor it updates."""
+    return ir.Operation.create("util.optimization_barrier", results=[value.type], operands=[value]).results[0]
+
+
+def _rebuilt(dispatch, result_type, arguments: list, *, tied: int):
+    """A flow.dispatch.workgroups made at the insertion point from `dispatch`'s workload, attributes and
+    regions (moved, so `dispatch` is left empty to be erased), taking `arguments` (static shapes: no
+    dims) and giving one result of `result_type`, tied to argument `tied` (-1 for none)."""
+    context = dispatch.context
+    workload = _groups(dispatch)[_WORKLOAD]
+    attributes = {name: dispatch.attributes[name] for name in dispatch.attributes}
+    attributes["operandSegmentSizes"] = ir.DenseI32ArrayAttr.get([len(workload), len(arguments), 0, 0],
+                                                                 context=context)
+    attributes["tied_operands"] = ir.ArrayAttr.get(
+        [ir.IntegerAttr.get(ir.IndexType.get(context=context), tied)], context=context)
+    rebuilt = ir.Operation.create(_DISPATCH, results=[result_type], operands=[*workload, *arguments],
+                                  attributes=attributes, regions=2)
+    _body(dispatch).append_to(rebuilt.regions[0])
+    dispatch.regions[1].blocks[0].append_to(rebuilt.regions[1])
+    return rebuilt
 
 
 def _fence(update) -> None:
     """Passes the value a flow.tensor.update writes through an optimization barrier, so IREE keeps it in
     a buffer of its own and copies it into the target after its producer has run."""
     groups = _groups(update)  # target, target dims, start indices, value, value dims
-    value = groups[3][0]
     with ir.InsertionPoint(update), update.location:
-        barrier = ir.Operation.create("util.optimization_barrier", results=[value.type], operands=[value])
-    update.operands[sum(len(g) for g in groups[:3])] = barrier.results[0]
+        update.operands[sum(len(g) for g in groups[:3])] = _barrier(groups[3][0])
 
 
 def _merge(update, producer, position, store) -> None:
@@ -434,18 +450,8 @@ def _merge(update, producer, position, store) -> None:
                         ("operandSegmentSizes", "static_offsets", "static_sizes", "static_strides")})
     result_store.erase()
     body.erase_argument(result_binding.arg_number)
-    attributes = {name: producer.attributes[name] for name in producer.attributes}
-    workload = _groups(producer)[_WORKLOAD]
-    context = producer.context
-    attributes["operandSegmentSizes"] = ir.DenseI32ArrayAttr.get([len(workload), len(arguments), 0, 0],
-                                                                 context=context)
-    attributes["tied_operands"] = ir.ArrayAttr.get(
-        [ir.IntegerAttr.get(ir.IndexType.get(context=context), position)], context=context)
     with ir.InsertionPoint(update), update.location:
-        merged = ir.Operation.create(_DISPATCH, results=[update.results[0].type],
-                                     operands=[*workload, *arguments], attributes=attributes, regions=2)
-    body.append_to(merged.regions[0])
-    producer.regions[1].blocks[0].append_to(merged.regions[1])
+        merged = _rebuilt(producer, update.results[0].type, arguments, tied=position)
     update.results[0].replace_all_uses_with(merged.results[0])
     update.erase()
     producer.erase()
@@ -469,19 +475,24 @@ class InPlaceSliceUpdates(Pass):
     anchor = "builtin.module"
 
     def run(self, module) -> None:
-        """Merges the mergeable pairs of dispatches, splits the overlapping in-place ones, then fences the
-        hazardous updates (the class docstring)."""
-        # Only dispatches with a tied result: the producers a merge erases have none.
-        updates = [op for op in ir.ops(module)
-                   if op.name == _DISPATCH and len(op.results) == 1 and _tied(op)[0] >= 0]
-        for update in updates:
-            found = _mergeable(update)
+        """Merges each mergeable slice-update dispatch into its producer or splits it if it overlaps, then
+        fences the hazardous updates (the class docstring), from one walk of the module."""
+        # Only dispatches with a tied result: neither the producers a merge erases nor the dispatches a
+        # split makes have one, and the updates a split makes are fenced already.
+        tied, updates = [], []
+        for op in ir.ops(module):
+            if op.name == _DISPATCH and len(op.results) == 1 and _tied(op)[0] >= 0:
+                tied.append(op)
+            elif op.name == "flow.tensor.update":
+                updates.append(op)
+        for dispatch in tied:
+            found = _mergeable(dispatch)
             if found is not None:
-                _merge(update, *found)
-        for dispatch in [op for op in ir.ops(module) if op.name == _DISPATCH]:
+                _merge(dispatch, *found)
+                continue
             store = _overlapping_store(dispatch)
             if store is not None:
                 _split(dispatch, store)
-        for update in [op for op in ir.ops(module) if op.name == "flow.tensor.update"]:
+        for update in updates:
             if _hazardous(update):
                 _fence(update)
