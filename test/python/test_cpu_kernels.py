@@ -1,8 +1,9 @@
 """oxla-llvmcpu-matmul-kernel: large bf16 and f32 matmuls, and NHWC convolutions as implicit matmuls,
-run through oxla's AVX-512 dispatch, bit for bit as IREE computes them (its bf16 microkernel, its f32
-generated code; bf16 convolutions within rounding); bf16 matmuls through AMX tiles where the CPU has
-them."""
+run through oxla's AVX-512 dispatch (f32 on AVX2: 6-row tiles for matmuls, 4-row ones for convolutions),
+bit for bit as IREE computes them (its bf16 microkernel, its f32 generated code; bf16 convolutions within
+rounding); bf16 matmuls through AMX tiles where the CPU has them."""
 
+import dataclasses
 from pathlib import Path
 
 import ml_dtypes
@@ -14,10 +15,11 @@ from oxla.runtime import drivers as runtime_drivers
 from oxla.pipelines import compile
 from oxla.dialects.stablehlo.attributes import dense_text
 from oxla.transforms.cpu_kernels import (
-    ConvShape, MatmulShape, conv_shape, kernels_for, matmul_shape, packed_rhs, target_features)
+    ConvShape, MatmulShape, conv_shape, kernel_executable, kernels_for, matmul_shape, packed_rhs, target_features)
 
-AVX2 = "x86-64-v3"  # a chip with AVX2 and FMA but not AVX-512: the kernel's 4x16 tile, convolutions only
+AVX2 = "x86-64-v3"  # a chip with AVX2 and FMA but not AVX-512: 6x16 tiles for matmuls, 4x16 for convolutions
 AVX2_KERNELS = kernels_for({"+avx2", "+fma", "+f16c"}, convolutions=True)
+AVX2_MATMUL_KERNELS = kernels_for({"+avx2", "+fma", "+f16c"})
 
 
 def _dot(m: int, k: int, n: int, *, transposed: bool = False, element: str = "bf16", result: str = "f32",
@@ -128,7 +130,7 @@ def test_the_kernel_reads_the_features_every_executable_target_has(targets, feat
 
 @pytest.mark.parametrize("cpu, bf16, f32", [
     ("znver4", True, True), ("znver5", True, True), ("x86-64-v4", False, True), ("generic", False, False),
-    (AVX2, False, False)])
+    (AVX2, False, True)])
 def test_the_default_pipeline_uses_the_kernel_for_chips_with_the_instructions(cpu, bf16, f32):
     for element, expected in (("bf16", bf16), ("f32", f32)):
         module = compile(_dot(512, 64, 256, element=element), cpu=cpu, compile_to="input")  # 2^23 multiply-adds
@@ -152,31 +154,37 @@ _needs_bf16 = pytest.mark.skipif(not _host_has("avx512_bf16"), reason="the host 
 _needs_avx512 = pytest.mark.skipif(not _host_has("avx512f"), reason="the host CPU has no AVX-512 to run")
 _needs_avx2 = pytest.mark.skipif(not (_host_has("avx2") and _host_has("fma")), reason="the host CPU has no AVX2 to run")
 
-_CASES = [  # element, m, k, n, transposed, lead, constant B
-    pytest.param("bf16", 128, 256, 256, False, None, False, marks=_needs_bf16),
-    pytest.param("bf16", 64, 512, 288, True, None, False, marks=_needs_bf16),
-    pytest.param("bf16", 256, 130, 512, False, None, False, marks=_needs_bf16),
-    pytest.param("bf16", 64, 512, 256, True, None, True, marks=_needs_bf16),
-    pytest.param("f32", 512, 64, 256, False, None, False, marks=_needs_avx512),
-    pytest.param("f32", 520, 61, 288, True, None, False, marks=_needs_avx512),  # K odd: f32 takes any K
-    pytest.param("f32", 64, 520, 256, False, (2, 32), True, marks=_needs_avx512),
-    pytest.param("f32", 128, 256, 256, True, (1, 128), True, marks=_needs_avx512),
+_CASES = [  # element, m, k, n, transposed, lead, constant B, chip (None: the host)
+    pytest.param("bf16", 128, 256, 256, False, None, False, None, marks=_needs_bf16),
+    pytest.param("bf16", 64, 512, 288, True, None, False, None, marks=_needs_bf16),
+    pytest.param("bf16", 256, 130, 512, False, None, False, None, marks=_needs_bf16),
+    pytest.param("bf16", 64, 512, 256, True, None, True, None, marks=_needs_bf16),
+    pytest.param("f32", 512, 64, 256, False, None, False, None, marks=_needs_avx512),
+    pytest.param("f32", 520, 61, 288, True, None, False, None, marks=_needs_avx512),  # K odd: f32 takes any K
+    pytest.param("f32", 64, 520, 256, False, (2, 32), True, None, marks=_needs_avx512),
+    pytest.param("f32", 128, 256, 256, True, (1, 128), True, None, marks=_needs_avx512),
+    # AVX2's 6-row tiles: workgroups of 64 rows end in a block of 4, of 8 rows in one of 2; 1028 rows
+    # make workgroups of 4 rows, a block of 4 and no block of 6.
+    pytest.param("f32", 576, 64, 256, False, None, False, AVX2, marks=_needs_avx2),
+    pytest.param("f32", 520, 61, 288, True, None, False, AVX2, marks=_needs_avx2),
+    pytest.param("f32", 1028, 32, 256, False, None, False, AVX2, marks=_needs_avx2),
+    pytest.param("f32", 64, 520, 256, False, (2, 32), True, AVX2, marks=_needs_avx2),
 ]
 
 
-@pytest.mark.parametrize("element, m, k, n, transposed, lead, constant", _CASES)
+@pytest.mark.parametrize("element, m, k, n, transposed, lead, constant, cpu", _CASES)
 @pytest.mark.parametrize("device", ["local-sync", "local-task"])
-def test_the_kernel_computes_what_iree_does(element, m, k, n, transposed, lead, constant, device):
+def test_the_kernel_computes_what_iree_does(element, m, k, n, transposed, lead, constant, cpu, device):
     dtype = ml_dtypes.bfloat16 if element == "bf16" else np.float32
     rng = np.random.default_rng(11)
     a = rng.standard_normal((*(lead or (m,)), k)).astype(dtype)
     b = rng.standard_normal((n, k) if transposed else (k, n)).astype(dtype)
     src = _dot(m, k, n, transposed=transposed, element=element, lead=lead, weights=b if constant else None)
-    lowered = ir.to_text(compile(src, compile_to="input"))
+    lowered = ir.to_text(compile(src, cpu=cpu, compile_to="input"))
     assert f"oxla_{element}_matmul" in lowered
     args = (a,) if constant else (a, b)
-    got = np.asarray(runtime.load(compile(src), device=device).main(*args))
-    iree = np.asarray(runtime.load(compile(src, optimize=False), device=device).main(*args))  # IREE's own code
+    got = np.asarray(runtime.load(compile(src, cpu=cpu), device=device).main(*args))
+    iree = np.asarray(runtime.load(compile(src, cpu=cpu, optimize=False), device=device).main(*args))  # IREE's
     if "tdpbf16ps" in lowered:  # AMX (a host that has it) sums K pairs apart from vdpbf16ps in the last bits
         np.testing.assert_allclose(got, iree, rtol=1e-5, atol=1e-4)
     else:
@@ -261,13 +269,39 @@ def test_on_avx2_the_kernel_takes_the_convolutions_iree_runs_slowly(text, expect
     assert shape is None or shape.block_rows == -(-shape.matmul.m // 4) * 4
 
 
-def test_on_avx2_matmuls_stay_with_iree():
-    module = ir.parse(_dot(512, 64, 512, element="f32", weights=np.zeros((64, 512), np.float32)))
-    dot = _the_dot(module)
-    assert matmul_shape(dot, 1 << 23) is not None and matmul_shape(dot, 1 << 23, AVX2_KERNELS) is None
-    assert kernels_for({"+avx2", "+fma"}) == {}  # no matmul kernel there
-    assert set(kernels_for({"+avx2", "+fma"}, convolutions=True)) == {"f32"}
-    assert kernels_for({"+avx2"}, convolutions=True) == {}  # FMA needed
+@pytest.mark.parametrize("text, rows", [
+    (_dot(512, 64, 512, element="f32", weights=np.zeros((64, 512), np.float32)), 6),
+    (_dot(512, 64, 512, element="f32"), 6),
+    (_dot(516, 64, 512, element="f32"), 6),  # workgroups of 4 rows: one block of a 4-row tile each
+    (_dot(64, 1024, 1024, element="f32", weights=np.zeros((1024, 1024), np.float32)), 6),  # packed while compiling
+    (_dot(256, 1024, 1024, element="f32"), None),  # under 512 rows: B's pack at every call costs what it saves
+    (_dot(514, 64, 512, element="f32"), None),  # no whole workgroups of 4 rows
+    (_dot(512, 64, 520, element="f32"), None),  # N not a multiple of 16 columns
+    (_dot(512, 64, 512), None),  # bf16: widened to f32 first (oxla-llvmcpu-widen-half-contractions)
+])
+def test_on_avx2_matmuls_take_the_six_row_tile(text, rows):
+    module = ir.parse(text)  # alive while its op is read
+    shape = matmul_shape(_the_dot(module), 1 << 23, AVX2_MATMUL_KERNELS)
+    assert (shape and shape.kind.rows) == rows
+    assert shape is None or (shape.kind.columns, shape.kind.row_tail) == (16, True)
+
+
+def test_on_avx2_convolutions_keep_the_four_row_tile_and_fma_is_needed():
+    assert AVX2_KERNELS["f32"].rows == 4 and not AVX2_KERNELS["f32"].matmuls
+    assert AVX2_MATMUL_KERNELS["f32"].rows == 6 and not AVX2_MATMUL_KERNELS["f32"].convolutions
+    assert kernels_for({"+avx2"}) == {} and kernels_for({"+avx2"}, convolutions=True) == {}
+
+
+def test_avx2_row_blocks_end_in_one_smaller_tile():
+    kind = AVX2_MATMUL_KERNELS["f32"]
+    ragged, even = ir.parse(_dot(520, 64, 256, element="f32")), ir.parse(_dot(512, 64, 256, element="f32"))
+    # workgroups of 8 rows: a block of 6, then one of 2
+    executable = kernel_executable(matmul_shape(_the_dot(ragged), 1 << 23, {"f32": kind}))
+    assert "scf.for %i = %i0 to %i1 step %rows" in executable and "scf.for %i = %i1 to %i2 step %c2" in executable
+    assert executable.count("vector.fma") == 2 * 6 + 2 * 2
+    # 4-row tiles divide workgroups of 64 rows: no smaller block
+    executable = kernel_executable(matmul_shape(_the_dot(even), 1 << 23, {"f32": dataclasses.replace(kind, rows=4)}))
+    assert "%i2" not in executable and executable.count("vector.fma") == 2 * 4
 
 
 def test_packed_panels_are_the_register_tiles_columns_wide():

@@ -163,8 +163,9 @@ LLVM_CPU_CODEGEN_PASSES = (
     # ms, XLA 4.23; the f32 one 8.65 -> 8.24 ms, XLA 8.72; the MLP 1.09x and BERT 1.05x faster; results
     # bit for bit the same); NHWC convolutions with constant kernels run through it as implicit matmuls
     # (the ResNet block 2.10 -> 1.83 ms, the stage transition 1.74 -> 1.42 ms; XLA 2.0 and 1.6 ms). On AVX2
-    # it takes the convolutions IREE's code runs slowly there, with a 4x16 tile (the stage transition on
-    # a Zen 3: 1.29x -> 0.92x XLA's time); see oxla/transforms/cpu_kernels.py.
+    # it takes f32 matmuls with a 6x16 tile (12 accumulators to IREE's 8: on a Zen 3 the MLP 11% and BERT
+    # 5% faster) and the convolutions IREE's code runs slowly there, with a 4x16 tile (the stage
+    # transition: 1.29x -> 0.92x XLA's time); see oxla/transforms/cpu_kernels.py.
     # 1-D convolutions run as 2-D ones over a unit height, for the passes below and IREE's vectorized
     # code: IREE ran the 1-D form as a generic element by element (a 5-tap kernel over f32[8,1024,128]
     # to 128 features on an AVX-512 Xeon: 88 ms, XLA 9 ms); see oxla/transforms/convolutions.py.

@@ -40,11 +40,11 @@ the tile state only to a process that asks (oxla.runtime does).
 
 The pass applies to the element types whose instructions every executable
 target of the module's `hal.device.targets` has (x86-64 with `+avx512bf16`,
-`+avx512f`; for convolutions also `+avx2` and `+fma`), to dot_general (or
-dot) ops with a row-major left operand [..., K] (M rows: the product of
-the other dimensions), a right operand [K, N] or [N, K], no batch
-dimensions, an f32 result, M a multiple of 8 (f32 with a right operand
-packed per call: at least 512), N of 32, K of 2 (bf16), and at least
+`+avx512f`, or `+avx2` and `+fma` for f32), to dot_general (or dot) ops
+with a row-major left operand [..., K] (M rows: the product of the other
+dimensions), a right operand [K, N] or [N, K], no batch dimensions, an f32
+result, M a multiple of 8 (AVX2: of 4; f32 with a right operand packed per
+call: at least 512), N of 32 (AVX2: 16), K of 2 (bf16), and at least
 `min-multiply-adds` multiply-adds.
 
 A convolution of an NHWC input with an HWIO kernel and an f32 NHWC
@@ -65,16 +65,22 @@ ms each instead of IREE's 1.00-1.05, the stage transition's 3x3 ones
 (stride 2, and 28x28x128) 0.44 and 0.88 ms (f32 results bit for bit
 IREE's). Anything else is left to IREE.
 
-On AVX2 (16 registers) the f32 kernel steps 4 rows of 16 columns (8
-accumulators, 6 loads per 8 FMAs) and takes only convolutions, those
-with at least 128 input channels or, strided, 64: IREE's own code runs
-those at 3-64 GFLOP/s on an AVX2 Zen 3 (the 14x14x256 3x3 convolution
-in 74.5 ms, the kernel in 3.7 ms), and as fast as the kernel for fewer
-channels and for matmuls (docs/performance.md). It then needs a multiple
-of 16 features; output pixels that are no whole blocks of 4 (7x7) are
-rounded up to blocks, whose rows past the last pixel read it again and
-are dropped by the caller (the 7x7x512 convolution: IREE 126.8 ms, the
-kernel 4.9 ms).
+On AVX2 (16 registers) f32 matmuls step 6 rows of 16 columns: 12
+accumulators, 8 loads per 12 FMAs (IREE's data-tiled code steps 4 rows of
+two 8x8 tiles: 8 accumulators, the fewest that keep both FMA units of a
+Zen 3 busy over their 4-cycle latency). A workgroup's rows past its last
+whole block of 6 (64 = 10 x 6 + 4) run as one block of a smaller tile.
+On one thread of an AVX2 Zen 3 the f32 GEMM 1024^3 takes 5% less time
+than with IREE's code, the MLP 11%, the transformer block 7%, BERT 5%
+(docs/performance.md).
+Convolutions step 4 rows of 16 columns (8 accumulators, 6 loads per 8
+FMAs), and only those with at least 128 input channels or, strided, 64:
+IREE's own code runs those at 3-64 GFLOP/s there (the 14x14x256 3x3
+convolution in 74.5 ms, the kernel in 3.7 ms), and as fast as this tile
+for fewer channels. They need a multiple of 16 features; output pixels
+that are no whole blocks of 4 (7x7) are rounded up to blocks, whose rows
+past the last pixel read it again and are dropped by the caller (the
+7x7x512 convolution: IREE 126.8 ms, the kernel 4.9 ms).
 
 oxla-llvmcpu-widen-half-contractions, run before it: on x86-64 CPUs
 without `+avx512bf16`, a dot or convolution of two bf16 operands into f32
@@ -136,6 +142,7 @@ class KernelType:
     matmuls: bool = True  # whether it takes matmuls too, or only convolutions
     conv_channels: tuple[int, int] = (0, 0)  # fewest input channels of a convolution it takes (unstrided, strided)
     ragged_conv_rows: bool = False  # whether it takes convolutions whose output pixels are no whole blocks
+    row_tail: bool = False  # whether a workgroup's rows past its whole register tiles run as one smaller tile
     convolutions: bool = True  # whether it takes convolutions too
     tiles: bool = False  # AMX: `rows` rows of two 16x16 f32 tiles, K in steps of `k_block` (tile_kernel_executable)
     k_block: int = 1  # K values per step of the kernel's loop: K must be a multiple of it (and of `group`)
@@ -144,6 +151,11 @@ class KernelType:
     def columns(self) -> int:
         """Columns of the register tile (and of a packed panel of B): two vectors."""
         return 2 * self.lanes
+
+    @property
+    def row_multiple(self) -> int:
+        """What a matmul's rows M must be a multiple of: the tile's rows, or with `row_tail` a workgroup's fewest."""
+        return WORKGROUP_ROWS[-1] if self.row_tail else self.rows
 
     @property
     def acc(self) -> str:
@@ -166,10 +178,16 @@ KERNELS = (  # for each element type the first whose features a target has is us
     # 1.18x, 128x1024x1024 1.03x, 256x3072x768 with bias and relu 1.12x (docs/performance.md); a
     # constant one is packed while compiling, and then any number of rows pays.
     KernelType("f32", ("+avx512f",), 1, "f32", _ACC16, _fma_step(_ACC16), 512),
-    # AVX2 (16 registers): 4 rows of 16 columns, 8 accumulators. Convolutions only, and those IREE's
+    # AVX2 (16 registers), matmuls: 6 rows of 16 columns, 12 accumulators; a workgroup's rows past its
+    # whole blocks of 6 run as one smaller block. IREE's data-tiled code steps 4 rows of two 8x8 tiles
+    # (8 accumulators). On an AVX2 Zen 3, paired, this tile / IREE's: the f32 GEMM 1024^3 22.6 / 23.8 ms,
+    # the MLP 2.55 / 2.86 ms, the transformer block 2.66 / 2.86 ms, BERT 11.2 / 11.8 ms. Under 512 rows
+    # with B packed every call (256x1024x1024, 128x1024x1024, 64x784x1024) it ran within 3% of IREE's.
+    KernelType("f32", ("+avx2", "+fma"), 1, "f32", _ACC8, _fma_step(_ACC8), 512, rows=6, lanes=8,
+               convolutions=False, row_tail=True),
+    # AVX2, convolutions: 4 rows of 16 columns, 8 accumulators. Only those IREE's
     # code runs slowly (AVX2 Zen 3, one 3x3 convolution each, oxla / IREE: 28x28x128 0.64x,
-    # 14x14x128 0.06x, 56x56x64 stride 2 0.81x; 56x56x64 1.03x and 56x56x32 1.27x, so not those);
-    # IREE's data-tiled matmuls run as fast as this tile there (docs/performance.md).
+    # 14x14x128 0.06x, 56x56x64 stride 2 0.81x; 56x56x64 1.03x and 56x56x32 1.27x, so not those).
     # Output pixels that are no whole blocks (7x7) are rounded up to blocks: IREE's code ran the 7x7x512
     # convolution at 2 GFLOP/s.
     KernelType("f32", ("+avx2", "+fma"), 1, "f32", _ACC8, _fma_step(_ACC8), 512,
@@ -285,7 +303,7 @@ def matmul_shape(op, min_multiply_adds: int = 0,
     m, k = math.prod(lhs[:-1]), lhs[-1]
     n = rhs[0] if rhs_sum == [1] else rhs[1]
     layout = "packed" if defining(op.operands[1], "stablehlo.constant") else "nk" if rhs_sum == [1] else "kn"
-    if m % kind.rows or n % kind.columns or k % kind.group or k % kind.k_block or m * n * k < min_multiply_adds:
+    if m % kind.row_multiple or n % kind.columns or k % kind.group or k % kind.k_block or m * n * k < min_multiply_adds:
         return None
     if m < kind.min_rows and layout != "packed":  # the rows must pay for B's pack at every call
         return None
@@ -395,34 +413,44 @@ def _accumulating(kind: KernelType, result: str, loop: str, initial, carried: st
             "    }"]
 
 
-def _walk(panels: int, block: int, body: list[str]) -> list[str]:
+def _walk(panels: int, block: int, body: list[str], tail: tuple[int, list[str]] | None = None) -> list[str]:
     """Workgroup (%wx, %wy)'s walk: its `panels` panels of the register tile's columns (%j) and, for each,
-    its `block` rows in blocks of the tile's rows starting at %i, around `body`."""
+    its `block` rows in blocks of the tile's rows starting at %i, around `body`; with a `tail` (rows,
+    body), its last rows are one block of that many, around that body."""
+    rest, rest_body = tail or (0, [])
     return [
         f"  %panels = arith.constant {panels} : index",
         f"  %block = arith.constant {block} : index",
+        *([f"  %full = arith.constant {block - rest} : index"] if rest else []),
         "  %j0 = arith.muli %wx, %panels : index",
         "  %j1 = arith.addi %j0, %panels : index",
         "  %i0 = arith.muli %wy, %block : index",
-        "  %i1 = arith.addi %i0, %block : index",
+        f"  %i1 = arith.addi %i0, {'%full' if rest else '%block'} : index",
         "  scf.for %j = %j0 to %j1 step %c1 {",
         "   scf.for %i = %i0 to %i1 step %rows {",
         *body,
         "   }",
+        *(["   %i2 = arith.addi %i0, %block : index", f"   scf.for %i = %i1 to %i2 step %c{rest} {{", *rest_body,
+           "   }"] if rest else []),
         "  }",
     ]
 
 
-def _blocks(kind: KernelType, panels: int, block: int, out: str, block_body: list[str]) -> list[str]:
-    """_walk around `block_body`, which defines the block's rows %row0.. and its accumulators %sum, then
-    stores them to `out`."""
-    return _walk(panels, block, [
-        *block_body,
-        "    %col0 = arith.muli %j, %columns : index",
-        f"    %col1 = arith.addi %col0, %c{kind.lanes} : index",
-        *(f"    vector.store %sum#{2 * r + h}, %out[%row{r}, %col{h}] : {out}, {kind.acc}"
-          for r in range(kind.rows) for h in range(2)),
-    ])
+def _blocks(kind: KernelType, panels: int, block: int, out: str, block_body) -> list[str]:
+    """_walk around block_body(k), which defines the rows %row0.. of a block of register tile k's rows and
+    its accumulators %sum, then stores them to `out`. Where `kind`'s rows do not divide `block` (a kind with
+    `row_tail`), the last rows are one block of a tile of the rows left."""
+    def stored(k: KernelType) -> list[str]:
+        return [
+            *block_body(k),
+            "    %col0 = arith.muli %j, %columns : index",
+            f"    %col1 = arith.addi %col0, %c{k.lanes} : index",
+            *(f"    vector.store %sum#{2 * r + h}, %out[%row{r}, %col{h}] : {out}, {k.acc}"
+              for r in range(k.rows) for h in range(2)),
+        ]
+    rest = block % kind.rows
+    return _walk(panels, block, stored(kind),
+                 (rest, stored(dataclasses.replace(kind, rows=rest))) if rest else None)
 
 
 def kernel_executable(shape: MatmulShape) -> str:
@@ -444,10 +472,10 @@ def kernel_executable(shape: MatmulShape) -> str:
     out = f"memref<{m}x{n}xf32>"
     body = [
         f"  %steps = arith.constant {steps} : index",
-        *_blocks(kind, wg_cols // columns, wg_rows, out, [
-            *(f"    %row{r} = arith.addi %i, %c{r} : index" for r in range(kind.rows)),
-            *_accumulating(kind, "sum", "%k = %c0 to %steps step %c1", lambda t: "%zero", "p",
-                           _step_body(kind, lhs, rhs), "n")]),
+        *_blocks(kind, wg_cols // columns, wg_rows, out, lambda k: [
+            *(f"    %row{r} = arith.addi %i, %c{r} : index" for r in range(k.rows)),
+            *_accumulating(k, "sum", "%k = %c0 to %steps step %c1", lambda t: "%zero", "p",
+                           _step_body(k, lhs, rhs), "n")]),
     ]
     return _executable(kind, shape.symbol, (n // wg_cols, m // wg_rows), (lhs, rhs, out), body)
 
@@ -720,25 +748,35 @@ def conv_executable(shape: ConvShape) -> str:
     out = f"memref<{rows}x{shape.features}xf32>"
     (stride_h, stride_w), (dilation_h, dilation_w) = shape.strides, shape.dilations
     ragged = rows != matmul.m  # rows past the last pixel read it again
-    pixels = [line for r in range(kind.rows) for line in (  # where output pixel %row{r} is, and its window starts
-        f"    %row{r} = arith.addi %i, %c{r} : index",
-        *([f"    %pixel{r} = arith.minui %row{r}, %last_pixel : index"] if ragged else []),
-        f"    %image{r} = arith.divui %{'pixel' if ragged else 'row'}{r}, %image_pixels : index",
-        f"    %in_image{r} = arith.remui %{'pixel' if ragged else 'row'}{r}, %image_pixels : index",
-        f"    %oh{r} = arith.divui %in_image{r}, %out_width : index",
-        f"    %ow{r} = arith.remui %in_image{r}, %out_width : index",
-        f"    %ih_start{r} = arith.muli %oh{r}, %stride_h : index",
-        f"    %iw_start{r} = arith.muli %ow{r}, %stride_w : index")]
-    channels = _accumulating(kind, "channel_sums", "%ci = %c0 to %steps step %c1", lambda t: f"%s{t}", "p", [
-        "      %k = arith.addi %k0, %ci : index",
-        *_step_body(kind, lhs, rhs, lambda r: f"%image{r}, %ih{r}, %iw{r}, %ci")], "n")
-    taps = _accumulating(kind, "tap_sums", "%kw = %c0 to %window_columns step %c1", lambda t: f"%q{t}", "s", [
-        "      %kw_offset = arith.muli %kw, %dilation_w : index",
-        *(f"      %iw{r} = arith.addi %iw_start{r}, %kw_offset : index" for r in range(kind.rows)),
-        "      %tap_row = arith.muli %kh, %window_columns : index",
-        "      %tap = arith.addi %tap_row, %kw : index",
-        "      %k0 = arith.muli %tap, %steps : index",
-        *channels], "channel_sums#")
+    def block(k: KernelType) -> list[str]:
+        """A block of register tile k's rows: where each output pixel %row{r} is and its window starts,
+        then the window's rows, columns and channels, one matmul step each."""
+        pixels = [line for r in range(k.rows) for line in (
+            f"    %row{r} = arith.addi %i, %c{r} : index",
+            *([f"    %pixel{r} = arith.minui %row{r}, %last_pixel : index"] if ragged else []),
+            f"    %image{r} = arith.divui %{'pixel' if ragged else 'row'}{r}, %image_pixels : index",
+            f"    %in_image{r} = arith.remui %{'pixel' if ragged else 'row'}{r}, %image_pixels : index",
+            f"    %oh{r} = arith.divui %in_image{r}, %out_width : index",
+            f"    %ow{r} = arith.remui %in_image{r}, %out_width : index",
+            f"    %ih_start{r} = arith.muli %oh{r}, %stride_h : index",
+            f"    %iw_start{r} = arith.muli %ow{r}, %stride_w : index")]
+        channels = _accumulating(k, "channel_sums", "%ci = %c0 to %steps step %c1", lambda t: f"%s{t}", "p", [
+            "      %k = arith.addi %k0, %ci : index",
+            *_step_body(k, lhs, rhs, lambda r: f"%image{r}, %ih{r}, %iw{r}, %ci")], "n")
+        taps = _accumulating(k, "tap_sums", "%kw = %c0 to %window_columns step %c1", lambda t: f"%q{t}", "s", [
+            "      %kw_offset = arith.muli %kw, %dilation_w : index",
+            *(f"      %iw{r} = arith.addi %iw_start{r}, %kw_offset : index" for r in range(k.rows)),
+            "      %tap_row = arith.muli %kh, %window_columns : index",
+            "      %tap = arith.addi %tap_row, %kw : index",
+            "      %k0 = arith.muli %tap, %steps : index",
+            *channels], "channel_sums#")
+        return [
+            *pixels,
+            *_accumulating(k, "sum", "%kh = %c0 to %window_rows step %c1", lambda t: "%zero", "q", [
+                "      %kh_offset = arith.muli %kh, %dilation_h : index",
+                *(f"      %ih{r} = arith.addi %ih_start{r}, %kh_offset : index" for r in range(k.rows)),
+                *taps], "tap_sums#")]
+
     body = [
         f"  %steps = arith.constant {steps} : index",
         f"  %image_pixels = arith.constant {shape.out_height * shape.out_width} : index",
@@ -750,12 +788,7 @@ def conv_executable(shape: ConvShape) -> str:
         f"  %dilation_h = arith.constant {dilation_h} : index",
         f"  %dilation_w = arith.constant {dilation_w} : index",
         *([f"  %last_pixel = arith.constant {matmul.m - 1} : index"] if ragged else []),
-        *_blocks(kind, wg_cols // columns, wg_rows, out, [
-            *pixels,
-            *_accumulating(kind, "sum", "%kh = %c0 to %window_rows step %c1", lambda t: "%zero", "q", [
-                "      %kh_offset = arith.muli %kh, %dilation_h : index",
-                *(f"      %ih{r} = arith.addi %ih_start{r}, %kh_offset : index" for r in range(kind.rows)),
-                *taps], "tap_sums#")]),
+        *_blocks(kind, wg_cols // columns, wg_rows, out, block),
     ]
     return _executable(kind, shape.symbol, (shape.features // wg_cols, rows // wg_rows), (lhs, rhs, out), body)
 
@@ -826,7 +859,7 @@ _CONV_DEFINITIONS = (("symbol", conv_executable), ("caller", conv_caller))
 
 @register_pass
 class MatmulKernel(Pass):
-    """Runs large matmuls and NHWC convolutions through oxla's own dispatch (AVX-512: 8x32 tiles; AVX2: convolutions, 4x16)."""
+    """Runs large matmuls and NHWC convolutions through oxla's own dispatch (AVX-512: 8x32 tiles; AVX2: 6x16, 4x16)."""
 
     name = "oxla-llvmcpu-matmul-kernel"
     anchor = "builtin.module"
