@@ -260,6 +260,12 @@ def test_the_kernel_takes_nhwc_convolutions(text, expected):
     (_conv((1, 7, 7, 512), (3, 3), 512), ConvShape("f32", 1, 9, 9, 512, (3, 3), 512, (1, 1, 1, 1))),  # 49 pixels
     (_conv((1, 28, 28, 128), (3, 3), 120), None),  # features not a multiple of 16
     (_conv((1, 28, 28, 128), (3, 3), 128, element="bf16"), None),  # f32 only
+    # a kernel computed at run time, packed on every call: from one block of 4 output pixels
+    (_conv((1, 14, 14, 256), (3, 3), 256, weights=False),
+     ConvShape("f32", 1, 16, 16, 256, (3, 3), 256, (1, 1, 1, 1), packed=False)),
+    (_conv((1, 4, 4, 512), (3, 3), 512, pad=((0, 0), (0, 0)), weights=False),
+     ConvShape("f32", 1, 4, 4, 512, (3, 3), 512, (0, 0, 0, 0), packed=False)),
+    (_conv((1, 7, 7, 512), (7, 7), 512, pad=((0, 0), (0, 0)), weights=False), None),  # one pixel
 ])
 def test_on_avx2_the_kernel_takes_the_convolutions_iree_runs_slowly(text, expected):
     module = ir.parse(text)  # alive while its op is read
@@ -520,18 +526,21 @@ def test_the_amx_kernel_sums_bf16_products_in_f32(m, k, n, transposed):
     np.testing.assert_allclose(got, reference, rtol=1e-5, atol=1e-4)  # f32 sums of exact products
 
 
-@_needs_avx512
-@pytest.mark.parametrize("x_shape, window, features, stride", [((1, 28, 28, 64), (3, 3), 64, 1),
-                                                             ((2, 1, 1024, 64), (1, 5), 64, 2)])
+@pytest.mark.parametrize("x_shape, window, features, stride, cpu", [
+    pytest.param((1, 28, 28, 64), (3, 3), 64, 1, None, marks=_needs_avx512),
+    pytest.param((2, 1, 1024, 64), (1, 5), 64, 2, None, marks=_needs_avx512),
+    pytest.param((1, 7, 7, 256), (3, 3), 128, 1, AVX2, marks=_needs_avx2),  # 49 pixels, in 13 blocks of 4
+    pytest.param((1, 17, 17, 128), (7, 1), 64, 1, AVX2, marks=_needs_avx2),
+])
 def test_convolutions_with_a_run_time_kernel_pack_it_per_call_and_compute_what_iree_does(x_shape, window, features,
-                                                                                        stride):
+                                                                                        stride, cpu):
     rng = np.random.default_rng(17)
     x = rng.standard_normal(x_shape).astype(np.float32)
     w = rng.standard_normal((*window, x_shape[3], features)).astype(np.float32)
     pad = tuple((k // 2, k // 2) for k in window)
     src = _conv(x_shape, window, features, pad=pad, weights=False, stride=stride)
-    lowered = ir.to_text(compile(src, compile_to="input"))
+    lowered = ir.to_text(compile(src, cpu=cpu, compile_to="input"))
     assert "oxla_f32_conv" in lowered
-    got = np.asarray(runtime.load(compile(src)).main(x, w))
-    iree = np.asarray(runtime.load(compile(src, optimize=False)).main(x, w))  # IREE's own code
+    got = np.asarray(runtime.load(compile(src, cpu=cpu)).main(x, w))
+    iree = np.asarray(runtime.load(compile(src, cpu=cpu, optimize=False)).main(x, w))  # IREE's own code
     np.testing.assert_array_equal(got, iree)  # one FMA per tap and channel, in IREE's order

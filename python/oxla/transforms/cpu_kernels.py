@@ -80,7 +80,9 @@ convolution in 74.5 ms, the kernel in 3.7 ms), and as fast as this tile
 for fewer channels. They need a multiple of 16 features; output pixels
 that are no whole blocks of 4 (7x7) are rounded up to blocks, whose rows
 past the last pixel read it again and are dropped by the caller (the
-7x7x512 convolution: IREE 126.8 ms, the kernel 4.9 ms).
+7x7x512 convolution: IREE 126.8 ms, the kernel 4.9 ms). A kernel computed
+at run time is packed on every call from 4 output pixels up: IREE's code
+for it is as slow (the 14x14x256 one 60.6 ms, the kernel 2.9 ms).
 
 oxla-llvmcpu-widen-half-contractions, run before it: on x86-64 CPUs
 without `+avx512bf16`, a dot or convolution of two bf16 operands into f32
@@ -189,8 +191,11 @@ KERNELS = (  # for each element type the first whose features a target has is us
     # code runs slowly (AVX2 Zen 3, one 3x3 convolution each, oxla / IREE: 28x28x128 0.64x,
     # 14x14x128 0.06x, 56x56x64 stride 2 0.81x; 56x56x64 1.03x and 56x56x32 1.27x, so not those).
     # Output pixels that are no whole blocks (7x7) are rounded up to blocks: IREE's code ran the 7x7x512
-    # convolution at 2 GFLOP/s.
-    KernelType("f32", ("+avx2", "+fma"), 1, "f32", _ACC8, _fma_step(_ACC8), 512,
+    # convolution at 2 GFLOP/s. A kernel computed at run time (packed on every call) pays from one block
+    # of pixels: IREE's code is as slow for those (3x3, kernel an argument, oxla / IREE: 14x14x256 2.9 /
+    # 60.6 ms, 7x7x512 4.5 / 85.6 ms, 17x17x192 7x1 1.85 / 2.21 ms, 2x2 pixels of 512 channels 1.8 / 2.8
+    # ms; 1x1 to 1024-2048 features 0.87x-1.02x), but one pixel (a 7x7 window over 7x7x512) took 1.19x.
+    KernelType("f32", ("+avx2", "+fma"), 1, "f32", _ACC8, _fma_step(_ACC8), 4,
                rows=4, lanes=8, matmuls=False, conv_channels=(128, 64), ragged_conv_rows=True),
 )
 
