@@ -6,7 +6,8 @@ oxla-llvmcpu-mmt4d-register-tiles: f32 matmul dispatches step 8 rows of two colu
 oxla-llvmcpu-mmt4d-row-blocks: matmul workgroups over a large right operand take every row tile they can.
 oxla-llvmcpu-conv-register-tiles: f32 convolutions step whole vectors of features.
 oxla-llvmcpu-row-reduction-steps: reductions over long rows step one row at a time on AVX2.
-oxla-llvmcpu-elementwise-steps: element-wise dispatches doing math step two vectors at a time on AVX2.
+oxla-llvmcpu-elementwise-steps: element-wise dispatches doing math step two vectors at a time on AVX2,
+row gathers four.
 oxla-llvmcpu-whole-vector-workgroups: element-wise workgroups span whole rows, or whole vector steps.
 oxla-llvmcpu-transpose-steps: element-wise ops reading an operand transposed step square blocks."""
 
@@ -19,7 +20,7 @@ import pytest
 from oxla import ir, runtime, transforms
 from oxla.pipelines import compile
 from oxla.transforms.cpu_tiles import (
-    CHUNK_ROWS, _iterators, _vector_shape, bounded_pack_config, capped_inner_config,
+    CHUNK_ROWS, _gathers_along_rows, _iterators, _vector_shape, bounded_pack_config, capped_inner_config,
     chunked_outer_reduction_config, column_tile_rows, conv_register_config, elementwise_step_config,
     outer_reduction_config,
     pack_vector_config, panel_config, register_tile_config, row_block_config, row_of_tiles_config,
@@ -753,6 +754,62 @@ def test_avx2_elementwise_math_steps_two_vectors_and_stays_exact():
     np.testing.assert_array_equal(got, iree)  # the same math, element by element
     s = 1 / (1 + np.exp(-x.astype(np.float64)))
     np.testing.assert_allclose(got, np.tanh(1.5 * x.astype(np.float64)) * s + np.exp(s), rtol=2e-6)
+
+
+_ROW_GATHER = """func.func @main(%table: tensor<1000x256xf32>, %ids: tensor<512xi32>) -> tensor<512x256xf32> {
+  %i = stablehlo.reshape %ids : (tensor<512xi32>) -> tensor<512x1xi32>
+  %y = "stablehlo.gather"(%table, %i) {dimension_numbers = #stablehlo.gather<offset_dims = [1],
+      collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, slice_sizes = array<i64: 1, 256>}
+      : (tensor<1000x256xf32>, tensor<512x1xi32>) -> tensor<512x256xf32>
+  return %y : tensor<512x256xf32>
+}
+"""
+def test_avx2_row_gathers_step_four_vectors():
+    avx2 = compile(_ROW_GATHER, compile_to="executable-configurations", cpu=AVX2)
+    assert _elementwise_steps(avx2) == ["vector_common_parallel = [1, 32]"]
+    raw = compile(_ROW_GATHER, compile_to="executable-configurations", cpu=AVX2,
+                  disable_passes=["oxla-llvmcpu-elementwise-steps"])
+    assert _elementwise_steps(raw) == ["vector_common_parallel = [1, 8]"]  # IREE's own: the case arises
+    wide = compile(_ROW_GATHER, compile_to="executable-configurations", cpu=CPU)
+    assert _elementwise_steps(wide) == ["vector_common_parallel = [1, 16]"]  # AVX-512: IREE's one vector
+    table = np.random.default_rng(23).standard_normal((1000, 256)).astype(np.float32)
+    ids = np.random.default_rng(24).integers(0, 1000, 512).astype(np.int32)
+    np.testing.assert_array_equal(np.asarray(runtime.load(compile(_ROW_GATHER, cpu=AVX2)).main(table, ids)), table[ids])
+
+
+def _gather_generic(shape: list[int], indices: str) -> str:
+    """A func holding one all-parallel linalg.generic over `shape` whose body reads %ids (i32[64, 40], at
+    the first two loop indices) and extracts from %x (i32[64, 320]) at `indices`, over %d0.. (the loop
+    indices) and %id (the value read, as an index)."""
+    loops = len(shape)
+    dims = ", ".join(f"d{i}" for i in range(loops))
+    out = f"tensor<{'x'.join(map(str, shape))}xi32>"
+    index_lines = "\n".join(f"    %d{i} = linalg.index {i} : index" for i in range(loops))
+    return f"""func.func @f(%x: tensor<64x320xi32>, %ids: tensor<64x40xi32>, %o: {out}) -> {out} {{
+  %r = linalg.generic {{indexing_maps = [affine_map<({dims}) -> ({dims})>],
+      iterator_types = [{", ".join(['"parallel"'] * loops)}]}} outs(%o : {out}) {{
+  ^bb0(%out: i32):
+{index_lines}
+    %v = tensor.extract %ids[%d0, %d1] : tensor<64x40xi32>
+    %id = arith.index_cast %v : i32 to index
+    %e = tensor.extract %x[{indices}] : tensor<64x320xi32>
+    linalg.yield %e : i32
+  }} -> {out}
+  return %r : {out}
+}}
+"""
+
+
+@pytest.mark.parametrize("shape, indices, expected", [
+    ([64, 40], "%d0, %d1", True),  # along rows, from the loop indices alone
+    ([64, 40], "%d0, %id", True),  # a permutation of each row: the last index varies along it
+    ([64, 40, 32], "%d0, %id", False),  # one gathered element per row, broadcast along its last 32
+    ([64, 40, 32], "%d0, %d2", True),  # part of each row, along the innermost loop
+])
+def test_gathers_along_rows(shape, indices, expected):
+    module = ir.parse(_gather_generic(shape, indices))
+    generic = next(op for op in ir.ops(module) if op.name == "linalg.generic")
+    assert _gathers_along_rows(generic) is expected
 
 
 def _gemv(k: int, n: int, matvec: bool = False, constant: bool = False) -> str:

@@ -39,7 +39,7 @@
 // CHECK-NEXT:   --oxla-llvmcpu-contiguous-gathers{{ +}}- Reads gather indices that do not vary along a vector inside the body, so rows load as vectors.
 // CHECK-NEXT:   --oxla-llvmcpu-conv-register-tiles{{ +}}- Steps f32 convolutions by whole vectors of output features where IREE steps parts of one (AVX2).
 // CHECK-NEXT:   --oxla-llvmcpu-elementwise-product-sums{{ +}}- Writes the products a reduction sums as FMAs, which IREE's CPU vectorizer keeps as vectors.
-// CHECK-NEXT:   --oxla-llvmcpu-elementwise-steps{{ +}}- Steps element-wise dispatches two vectors at a time on CPUs under 16 lanes (AVX2).
+// CHECK-NEXT:   --oxla-llvmcpu-elementwise-steps{{ +}}- Steps element-wise dispatches two vectors at a time, gathers four, on CPUs under 16 lanes (AVX2).
 // CHECK-NEXT:   --oxla-llvmcpu-gemv-reductions{{ +}}- Runs matrix-vector products of a run-time matrix as reductions, without data tiling's pack.
 // CHECK-NEXT:   --oxla-llvmcpu-grouped-convolution-taps{{ +}}- Runs the grouped convolutions the split leaves as one channel reduction per kernel tap, which IREE vectorizes.
 // CHECK-NEXT:   --oxla-llvmcpu-matmul-kernel{{ +}}- Runs large matmuls and NHWC convolutions through oxla's own dispatch (AVX-512: 8x32 tiles; AVX2: 6x16, 4x16).
