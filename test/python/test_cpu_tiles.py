@@ -737,14 +737,19 @@ def _elementwise_steps(module) -> list[str]:
     return found
 
 
+def _steps_on_each_cpu(src: str) -> tuple[list[str], list[str], list[str]]:
+    """_elementwise_steps of `src` configured for AVX2, for AVX2 without the pass (IREE's own steps), and
+    for AVX-512."""
+    def steps(cpu: str, **options) -> list[str]:
+        return _elementwise_steps(compile(src, compile_to="executable-configurations", cpu=cpu, **options))
+    return steps(AVX2), steps(AVX2, disable_passes=["oxla-llvmcpu-elementwise-steps"]), steps(CPU)
+
+
 def test_avx2_elementwise_math_steps_two_vectors_and_stays_exact():
-    avx2 = compile(_MATH_CHAIN, compile_to="executable-configurations", cpu=AVX2)
-    assert _elementwise_steps(avx2) == ["vector_common_parallel = [16]"]
-    raw = compile(_MATH_CHAIN, compile_to="executable-configurations", cpu=AVX2,
-                  disable_passes=["oxla-llvmcpu-elementwise-steps"])
-    assert _elementwise_steps(raw) == ["vector_common_parallel = [8]"]  # IREE's own: the case arises
-    wide = compile(_MATH_CHAIN, compile_to="executable-configurations", cpu=CPU)
-    assert _elementwise_steps(wide) == ["vector_common_parallel = [16]"]  # AVX-512: IREE's one vector
+    avx2, raw, wide = _steps_on_each_cpu(_MATH_CHAIN)
+    assert avx2 == ["vector_common_parallel = [16]"]
+    assert raw == ["vector_common_parallel = [8]"]  # IREE's own: the case arises
+    assert wide == ["vector_common_parallel = [16]"]  # AVX-512: IREE's one vector
     cheap = compile(_CHEAP, compile_to="executable-configurations", cpu=AVX2)
     assert _elementwise_steps(cheap) == ["vector_common_parallel = [8]"]  # bound by memory: left alone
     x = np.random.default_rng(19).standard_normal((64, 4096)).astype(np.float32) * 4
@@ -764,14 +769,13 @@ _ROW_GATHER = """func.func @main(%table: tensor<1000x256xf32>, %ids: tensor<512x
   return %y : tensor<512x256xf32>
 }
 """
+
+
 def test_avx2_row_gathers_step_four_vectors():
-    avx2 = compile(_ROW_GATHER, compile_to="executable-configurations", cpu=AVX2)
-    assert _elementwise_steps(avx2) == ["vector_common_parallel = [1, 32]"]
-    raw = compile(_ROW_GATHER, compile_to="executable-configurations", cpu=AVX2,
-                  disable_passes=["oxla-llvmcpu-elementwise-steps"])
-    assert _elementwise_steps(raw) == ["vector_common_parallel = [1, 8]"]  # IREE's own: the case arises
-    wide = compile(_ROW_GATHER, compile_to="executable-configurations", cpu=CPU)
-    assert _elementwise_steps(wide) == ["vector_common_parallel = [1, 16]"]  # AVX-512: IREE's one vector
+    avx2, raw, wide = _steps_on_each_cpu(_ROW_GATHER)
+    assert avx2 == ["vector_common_parallel = [1, 32]"]
+    assert raw == ["vector_common_parallel = [1, 8]"]  # IREE's own: the case arises
+    assert wide == ["vector_common_parallel = [1, 16]"]  # AVX-512: IREE's one vector
     table = np.random.default_rng(23).standard_normal((1000, 256)).astype(np.float32)
     ids = np.random.default_rng(24).integers(0, 1000, 512).astype(np.int32)
     np.testing.assert_array_equal(np.asarray(runtime.load(compile(_ROW_GATHER, cpu=AVX2)).main(table, ids)), table[ids])
