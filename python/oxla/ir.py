@@ -164,6 +164,14 @@ def producer(value) -> _ir.Operation | None:
     return value.owner.operation if isinstance(value, _ir.OpResult) else None
 
 
+def constant_int(value) -> int | None:
+    """The value of an `arith.constant` of integer or index type that defines `value`, or None."""
+    op = producer(value)
+    if op is None or op.name != "arith.constant" or not isinstance(op.attributes["value"], _ir.IntegerAttr):
+        return None
+    return _ir.IntegerAttr(op.attributes["value"]).value
+
+
 def user(use) -> _ir.Operation:
     """The Operation that holds one use of a value (an item of `value.uses`)."""
     return use.owner.operation if isinstance(use.owner, _ir.OpView) else use.owner

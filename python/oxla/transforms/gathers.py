@@ -182,10 +182,7 @@ class ClampGatherIndices(RewritePass):
 
 def _constant_index(value) -> int | None:
     """The value of an `arith.constant` of index type, or None."""
-    producer = ir.producer(value)
-    if producer is None or producer.name != "arith.constant" or not isinstance(value.type, ir.IndexType):
-        return None
-    return ir.IntegerAttr(producer.attributes["value"]).value
+    return ir.constant_int(value) if isinstance(value.type, ir.IndexType) else None
 
 
 def _only_user(value):

@@ -121,10 +121,8 @@ def _is_whole(access, shape) -> bool:
 
 def _known(value):
     """An index value as an int where a constant defines it, else the value itself."""
-    op = ir.producer(value)
-    if op is not None and op.name == "arith.constant" and isinstance(value.type, ir.IndexType):
-        return ir.IntegerAttr(op.attributes["value"]).value
-    return value
+    known = ir.constant_int(value) if isinstance(value.type, ir.IndexType) else None
+    return value if known is None else known
 
 
 def _outer(value, dispatch, *, known: bool = True):
