@@ -70,3 +70,47 @@ def test_every_strideth_element_of_whole_rows_is_read_as_words(element, dtype, s
 ], ids=["part", "odd-width", "stride-3", "f64", "producer"])
 def test_other_slices_stay(text):
     assert not _rewritten(text)
+
+
+def _dispatches(text: str, **options) -> str:
+    """The program's dispatches after IREE configured them for the CPU, printed."""
+    return ir.to_text(compile(text, target="llvm-cpu", compile_to="executable-configurations", **options))
+
+
+def test_dispatch_loads_the_words_it_would_build():
+    text = _slice("f32", 1, 2)
+    assert "arith.shli" in _dispatches(text, disable_passes=["oxla-llvmcpu-word-loads"])
+    loaded = _dispatches(text)
+    assert f": memref<{ROWS * WIDTH // 2}xi64, #hal.descriptor_type<storage_buffer>>" in loaded  # the binding as words
+    assert "arith.shli" not in loaded
+
+
+def _bitcast(element: str, group: int, word: str, producer: str = "") -> str:
+    """@main: stablehlo.bitcast_convert of x: tensor<ROWSx32xgroupxelement> (or of `producer`(x)) to words."""
+    t, r = f"tensor<{ROWS}x32x{group}x{element}>", f"tensor<{ROWS}x32x{word}>"
+    body = f"  %p = stablehlo.{producer} %x : {t}\n" if producer else ""
+    return f"""func.func @main(%x: {t}) -> {r} {{
+{body}  %w = stablehlo.bitcast_convert {"%p" if producer else "%x"} : ({t}) -> {r}
+  return %w : {r}
+}}
+"""
+
+
+@pytest.mark.parametrize("text, dtype, word", [
+    (_bitcast("f32", 2, "i64"), np.float32, np.int64),
+    (_bitcast("i8", 4, "i32"), np.int8, np.int32),
+    (_bitcast("bf16", 2, "ui32"), ml_dtypes.bfloat16, np.uint32),
+    (_bitcast("f16", 4, "f64"), np.float16, np.float64),
+    (_bitcast("f32", 2, "i64", producer="negate"), np.float32, np.int64),
+], ids=["f32-i64", "i8-i32", "bf16-ui32", "f16-f64", "computed"])
+def test_widening_bitcasts_keep_the_bytes(text, dtype, word):
+    """Words of an argument's bytes are loaded (words of computed values are still built); the same bits."""
+    computed = "negate" in text
+    assert ("arith.shli" in _dispatches(text)) == computed
+    rng = np.random.default_rng(1)
+    group = np.dtype(word).itemsize // np.dtype(dtype).itemsize
+    x = (rng.standard_normal((ROWS, 32, group)) * 50).astype(dtype)
+    got = runtime.load(compile(text, target="llvm-cpu"), device="local-sync").main(x)
+    want = np.ascontiguousarray(-x if computed else x).view(word).reshape(ROWS, 32)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))

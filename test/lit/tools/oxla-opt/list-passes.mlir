@@ -68,6 +68,7 @@
 // CHECK-NEXT:   --oxla-llvmcpu-whole-vector-workgroups{{ +}}- Gives element-wise dispatches workgroups of whole rows, or at least whole vector steps.
 // CHECK-NEXT:   --oxla-llvmcpu-widen-1d-convolutions{{ +}}- Runs 1-D convolutions as 2-D ones over a unit height, which IREE vectorizes.
 // CHECK-NEXT:   --oxla-llvmcpu-widen-half-contractions{{ +}}- bf16 and f16 matmuls and convolutions sum in f32, over f32 operands where the x86-64 CPU lacks the type's.
+// CHECK-NEXT:   --oxla-llvmcpu-word-loads{{ +}}- Loads the words a widening bitcast builds from a binding's elements as the binding's bytes.
 // CHECK-NEXT:   --oxla-materialize-shared-elementwise{{ +}}- Computes costly element-wise values once (optimization_barrier) when several reductions would recompute them.
 // CHECK-NEXT:       min-elements=<int> (default 16384)
 // CHECK-NEXT:   --oxla-print-op-stats{{ +}}- Prints the number of ops per dialect and per op name (to stderr, or appended to `output`).
