@@ -53,6 +53,7 @@
 // CHECK-NEXT:       min-workgroups=<int> (default 4) - leave packs that would get fewer workgroups than this to IREE (too few to share)
 // CHECK-NEXT:   --oxla-llvmcpu-pack-vector-tiles{{ +}}- Keeps the vector steps of data-tiling dispatches within native vectors (4096-lane ones compile for seconds).
 // CHECK-NEXT:   --oxla-llvmcpu-phase-convolutions{{ +}}- Runs input-dilated (transposed) convolutions as one convolution per output phase, without the zeros.
+// CHECK-NEXT:   --oxla-llvmcpu-round-even-arithmetic{{ +}}- Rounds f32 and f64 half to even by adding and subtracting 2^p instead of IREE's work on the bits.
 // CHECK-NEXT:   --oxla-llvmcpu-row-major-gemvs{{ +}}- Computes x @ W^T for one row x and a run-time W [N, K] as W @ x, which IREE does not transpose W for.
 // CHECK-NEXT:   --oxla-llvmcpu-row-reduction-steps{{ +}}- Steps row reductions one row of four vectors at a time on CPUs under 16 lanes (AVX2).
 // CHECK-NEXT:   --oxla-llvmcpu-sort-networks{{ +}}- Runs stablehlo.sorts as bitonic networks of element-wise rounds where they beat IREE's bubble sort.
