@@ -20,7 +20,8 @@ import pytest
 from oxla import ir, runtime, transforms
 from oxla.pipelines import compile
 from oxla.transforms.cpu_tiles import (
-    CHUNK_ROWS, _gathers_along_rows, _iterators, _vector_shape, bounded_pack_config, capped_inner_config,
+    CHUNK_ROWS, _gathers_along_rows, _iterators, _vector_shape, accumulated_product, bounded_pack_config,
+    capped_inner_config,
     chunked_outer_reduction_config, column_tile_rows, conv_register_config, elementwise_step_config,
     outer_reduction_config,
     pack_vector_config, panel_config, register_tile_config, row_block_config, row_of_tiles_config,
@@ -195,6 +196,55 @@ def test_reductions_chained_to_others_keep_iree_tiles():
     assert _configs(_max_then_sum("%e"), disable_passes=fused) == []
     assert len(_configs(_max_then_sum("%e"))) == 2
     assert len(_configs(_max_then_sum("%x"), disable_passes=fused)) == 2  # two reductions of x alone
+
+
+def _column_sums_of(term: str) -> str:
+    """@main(x: 4096x1024, m: 1024) = the column sums of `term` (over %x and %d = x - m)."""
+    column, full = "tensor<1024xf32>", "tensor<4096x1024xf32>"
+    return (f"func.func @main(%x: {full}, %m: {column}) -> {column} {{\n"
+            "  %z = stablehlo.constant dense<0.0> : tensor<f32>\n"
+            f"  %b = stablehlo.broadcast_in_dim %m, dims = [1] : ({column}) -> {full}\n"
+            f"  %d = stablehlo.subtract %x, %b : {full}\n"
+            f"  %t = {term} : {full}\n"
+            f"  %s = stablehlo.reduce(%t init: %z) applies stablehlo.add across dimensions = [0] :"
+            f" ({full}, tensor<f32>) -> {column}\n"
+            f"  return %s : {column}\n}}\n")
+
+
+def _reduction_generics(module) -> list:
+    found = []
+    ir.walk(module, lambda op: found.append(op) if op.name == "linalg.generic" and "reduction" in _iterators(op)
+            else None)
+    return found
+
+
+@pytest.mark.parametrize("term, product", [
+    ("stablehlo.multiply %d, %d", True),  # squared deviations: factors computed in the body
+    ("stablehlo.multiply %x, %x", False),  # factors read: IREE's contraction runs as vectors
+    ("stablehlo.abs %d", False),
+])
+def test_accumulated_products_of_computed_factors_are_found(term, product):
+    module = compile(_column_sums_of(term), compile_to="executable-sources", cpu=AVX2,
+                     disable_passes=["oxla-llvmcpu-outer-reduction-tiles"])  # the term fused into the sum
+    (generic,) = _reduction_generics(module)
+    assert (accumulated_product(generic) is not None) == product
+
+
+def test_avx2_column_sums_of_squared_deviations_are_tiled_and_stay_element_wise():
+    """A reduction reading x and the column means along its innermost loop gets the chunked tiles; on AVX2
+    its product is written as an fma with -0.0 (MLIR made a contraction of it that ran lane by lane)."""
+    src = _column_sums_of("stablehlo.multiply %d, %d")
+    avx2 = compile(src, compile_to="executable-sources", cpu=AVX2)
+    (generic,) = _reduction_generics(avx2)
+    assert "cache_reduction = [0, 16]" in str(generic.attributes["compilation_info"])
+    assert "math.fma" in str(generic) and "arith.mulf" not in str(generic)
+    avx512 = compile(src, compile_to="executable-sources", cpu=CPU)
+    (wide,) = _reduction_generics(avx512)
+    assert "compilation_info" in wide.attributes and "math.fma" not in str(wide)  # AVX-512 keeps the product
+    rng = np.random.default_rng(23)
+    x, m = rng.standard_normal((4096, 1024)).astype(np.float32), rng.standard_normal(1024).astype(np.float32)
+    got = np.asarray(runtime.load(compile(src, cpu=AVX2)).main(x, m))
+    np.testing.assert_allclose(got, ((x.astype(np.float64) - m) ** 2).sum(axis=0), rtol=1e-5)
 
 
 def test_configured_and_dynamic_reductions_are_left_alone():

@@ -199,6 +199,11 @@ def _even_minus_odd(x):
     return x[:, ::2] - x[:, 1::2]
 
 
+def _column_variance(x):
+    """x.var(axis=0): a column mean, then a column sum of squared deviations (batch-norm statistics)."""
+    return x.var(axis=0)
+
+
 def _fake_quantize(x):
     """round(clip(10 x, -100, 100)): the rounding of fake quantization (jnp.round rounds half to even)."""
     import jax.numpy as jnp
@@ -292,6 +297,8 @@ OPS = {
                 lambda: [np.random.default_rng(55).integers(0, 1000, 4096).astype(np.int32)], 0.0),
     "even_odd_lanes": ("x[:, ::2] - x[:, 1::2] of f32[4096,1024] (the even and odd lanes of each row)",
                        lambda: _even_minus_odd, lambda: [_normal(59, 4096, 1024)], 0.0),
+    "column_variance": ("x.var(axis=0) of f32[4096,1024]", lambda: _column_variance,
+                        lambda: [_normal(61, 4096, 1024)], 1e-5),
     "fake_quantize": ("jnp.round(jnp.clip(10 x, -100, 100)) of f32[4096,1024]", lambda: _fake_quantize,
                       lambda: [_normal(60, 4096, 1024)], 0.0),
     "reflect_pad": ("jnp.pad(mode='reflect') of f32[8,56,56,64] by 3 in H and W", lambda: _reflect_pad,
