@@ -199,6 +199,11 @@ def _even_minus_odd(x):
     return x[:, ::2] - x[:, 1::2]
 
 
+def _total(x):
+    """x.sum(): everything to one value, as a loss ends."""
+    return x.sum()
+
+
 def _column_variance(x):
     """x.var(axis=0): a column mean, then a column sum of squared deviations (batch-norm statistics)."""
     return x.var(axis=0)
@@ -297,6 +302,8 @@ OPS = {
                 lambda: [np.random.default_rng(55).integers(0, 1000, 4096).astype(np.int32)], 0.0),
     "even_odd_lanes": ("x[:, ::2] - x[:, 1::2] of f32[4096,1024] (the even and odd lanes of each row)",
                        lambda: _even_minus_odd, lambda: [_normal(59, 4096, 1024)], 0.0),
+    "total_sum": ("x.sum() of f32[4096,1024], x >= 0 (a loss's terms)", lambda: _total,
+                  lambda: [np.abs(_normal(62, 4096, 1024))], 1e-5),
     "column_variance": ("x.var(axis=0) of f32[4096,1024]", lambda: _column_variance,
                         lambda: [_normal(61, 4096, 1024)], 1e-5),
     "fake_quantize": ("jnp.round(jnp.clip(10 x, -100, 100)) of f32[4096,1024]", lambda: _fake_quantize,
