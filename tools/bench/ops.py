@@ -199,6 +199,15 @@ def _even_minus_odd(x):
     return x[:, ::2] - x[:, 1::2]
 
 
+def _rotate_halves(x, cos, sin):
+    """Rotary embeddings over the two halves of each head's lanes: (a c - b s, b c + a s), concatenated."""
+    import jax.numpy as jnp
+
+    half = x.shape[-1] // 2
+    a, b = x[..., :half], x[..., half:]
+    return jnp.concatenate([a * cos - b * sin, b * cos + a * sin], axis=-1)
+
+
 def _total(x):
     """x.sum(): everything to one value, as a loss ends."""
     return x.sum()
@@ -302,6 +311,9 @@ OPS = {
                 lambda: [np.random.default_rng(55).integers(0, 1000, 4096).astype(np.int32)], 0.0),
     "even_odd_lanes": ("x[:, ::2] - x[:, 1::2] of f32[4096,1024] (the even and odd lanes of each row)",
                        lambda: _even_minus_odd, lambda: [_normal(59, 4096, 1024)], 0.0),
+    "rotary_halves": ("rotary embeddings of the two halves of f32[8,512,16,64] (batch, steps, heads, lanes)",
+                      lambda: _rotate_halves,
+                      lambda: [_normal(63, 8, 512, 16, 64), _normal(64, 512, 1, 32), _normal(65, 512, 1, 32)], 1e-6),
     "total_sum": ("x.sum() of f32[4096,1024], x >= 0 (a loss's terms)", lambda: _total,
                   lambda: [np.abs(_normal(62, 4096, 1024))], 1e-5),
     "column_variance": ("x.var(axis=0) of f32[4096,1024]", lambda: _column_variance,
