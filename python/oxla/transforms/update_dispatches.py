@@ -303,7 +303,7 @@ _ELEMENT_WISE_PLUMBING = (_LOAD, _STORE, _ORDINAL, "arith.constant", "tensor.emp
 
 def _element_wise_apart(producer, target) -> bool:
     """Whether the producer computes its result element-wise (linalg.generic ops without reductions) and
-    reads neither `target` nor a view of it: a piece of a concatenation along the innermost dimension,
+    reads neither `target` nor a view of it: a piece of a concatenation along an inner dimension,
     which IREE computes into a buffer of its own and copies into the strided window (`slow_memcpy`)."""
     shared = _views_of(target)
     if any(shared & _views_of(v) for v in _groups(producer)[_ARGUMENTS]) or _result_store(producer) is None:
