@@ -651,12 +651,11 @@ def bounded_pack_config(config: str, tile_elements: int, outer: list[int], budge
 
 def _lanes(func) -> int:
     """f32 lanes of one native vector of the executable target `func` is compiled for (16 on AVX-512)."""
-    return _native_vector_bytes(_variant_target(func)) // 4
+    return _native_vector_bytes(variant_target(func)) // 4
 
 
-def _variant_target(func) -> str:
-    """The printed executable target of the hal.executable.variant `func` is compiled for ('' outside one)."""
-    op = func
+def variant_target(op) -> str:
+    """The printed executable target of the hal.executable.variant `op` is compiled for ('' outside one)."""
     while op is not None and op.name != "hal.executable.variant":
         op = op.parent
     return str(op.attributes["target"]) if op is not None else ""
@@ -893,7 +892,7 @@ def _plain_f32_matmuls(module):
         mmt4ds = [op for op in configured if op.name == "linalg.mmt4d"]
         if len(mmt4ds) != 1 or not all(_steps_with_mmt4d(op) for op in configured):
             continue
-        if 'ukernels = "none"' in _variant_target(func) and _large_f32_mmt4d(mmt4ds[0]):
+        if 'ukernels = "none"' in variant_target(func) and _large_f32_mmt4d(mmt4ds[0]):
             yield func, mmt4ds[0], any(op.name == "linalg.generic" for op in configured)
 
 

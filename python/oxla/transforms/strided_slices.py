@@ -44,6 +44,7 @@ import re
 
 from oxla import ir
 from oxla.dialects import stablehlo_build as build
+from oxla.transforms.cpu_tiles import variant_target
 from oxla.transforms.registry import Pass, RewritePass, register_pass
 
 # Word widths the groups are read as.
@@ -209,9 +210,7 @@ def word_packing_bits(op) -> int | None:
 def _little_endian(op) -> bool:
     """Whether the CPU `op` is compiled for keeps a word's low byte first in memory (assumed so outside a
     hal.executable.variant, as for a bare dispatch function)."""
-    while op is not None and op.name != "hal.executable.variant":
-        op = op.parent
-    return op is None or 'data_layout = "E' not in str(op.attributes["target"])
+    return 'data_layout = "E' not in variant_target(op)
 
 
 def _bound_type(subspan):
