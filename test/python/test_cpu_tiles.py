@@ -20,12 +20,11 @@ import pytest
 from oxla import ir, runtime, transforms
 from oxla.pipelines import compile
 from oxla.transforms.cpu_tiles import (
-    CHUNK_ROWS, _gathers_along_rows, _iterators, _vector_shape, accumulated_product, bounded_pack_config,
-    capped_inner_config,
-    chunked_outer_reduction_config, column_tile_rows, conv_register_config, elementwise_step_config,
-    outer_reduction_config,
-    pack_vector_config, panel_config, register_tile_config, row_block_config, row_of_tiles_config,
-    row_reduction_config, transposed_step_config, whole_reduction_config, whole_row_config, whole_vector_config,
+    accumulated_product, bounded_pack_config, capped_inner_config, CHUNK_ROWS, chunked_outer_reduction_config,
+    column_tile_rows, conv_register_config, elementwise_step_config, _gathers_along_rows, loop_kinds,
+    outer_reduction_config, pack_vector_config, panel_config, register_tile_config, row_block_config,
+    row_of_tiles_config, row_reduction_config, transposed_step_config, _vector_shape, whole_reduction_config,
+    whole_row_config, whole_vector_config,
 )
 
 _MLIR = {np.float32: "f32", np.float64: "f64", np.int32: "i32"}
@@ -212,8 +211,9 @@ def _column_sums_of(term: str) -> str:
 
 
 def _reduction_generics(module) -> list:
+    """The linalg.generic reductions of a module."""
     found = []
-    ir.walk(module, lambda op: found.append(op) if op.name == "linalg.generic" and "reduction" in _iterators(op)
+    ir.walk(module, lambda op: found.append(op) if op.name == "linalg.generic" and "reduction" in loop_kinds(op)
             else None)
     return found
 
@@ -682,7 +682,7 @@ def _conv_steps(module) -> list[str]:
     found = []
     ir.walk(module, lambda op: found.append(re.search(r"vector_common_parallel = \[[^\]]*\]",
                                                       str(op.attributes["lowering_config"])).group(0))
-            if op.name == "linalg.generic" and "lowering_config" in op.attributes and len(_iterators(op)) == 7
+            if op.name == "linalg.generic" and "lowering_config" in op.attributes and len(loop_kinds(op)) == 7
             else None)
     return found
 
@@ -809,7 +809,7 @@ def _elementwise_steps(module) -> list[str]:
     ir.walk(module, lambda op: found.append(re.search(r"vector_common_parallel = \[[^\]]*\]",
                                                       str(op.attributes["lowering_config"])).group(0))
             if op.name == "linalg.generic" and "lowering_config" in op.attributes
-            and set(_iterators(op)) == {"parallel"} else None)
+            and set(loop_kinds(op)) == {"parallel"} else None)
     return found
 
 

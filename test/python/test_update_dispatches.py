@@ -127,10 +127,15 @@ def _expected(name: str, x: np.ndarray) -> np.ndarray:
     return x
 
 
+def _streamed_main(program: str, **options) -> str:
+    """@main's text, compiled to the end of `stream`."""
+    streamed = ir.to_text(compile(program, compile_to="stream", **options))
+    return streamed.split("util.func public @main")[1].split("util.func public")[0]
+
+
 def _loop_commands(program: str, **options) -> tuple[int, int]:
     """(dispatches, transient allocations) of @main's loop body, compiled to the end of `stream`."""
-    streamed = ir.to_text(compile(program, compile_to="stream", **options))
-    main = streamed.split("util.func public @main")[1].split("util.func public")[0]
+    main = _streamed_main(program, **options)
     loop = main[main.index("^bb2"):]
     loop = loop[:loop.index("cf.br ^bb1")]
     return len(re.findall(r"stream\.cmd\.dispatch @", loop)), loop.count("stream.resource.alloca")
@@ -277,9 +282,7 @@ SUMMED = f"""func.func @main(%x: {T}) -> {T} {{
 
 def _main_dispatches(program: str, **options) -> list[str]:
     """The names of the dispatches @main runs, compiled to the end of `stream`."""
-    streamed = ir.to_text(compile(program, compile_to="stream", **options))
-    main = streamed.split("util.func public @main")[1].split("util.func public")[0]
-    return re.findall(r"stream\.cmd\.dispatch @\w+::@(\w+)", main)
+    return re.findall(r"stream\.cmd\.dispatch @\w+::@(\w+)", _streamed_main(program, **options))
 
 
 def _rotated(x, c, s):

@@ -169,7 +169,7 @@ _ELEMENT_BYTES = {"f64": 8, "i64": 8, "f32": 4, "i32": 4, "f16": 2, "bf16": 2, "
 _AVX512_LANES = 16
 
 
-def _iterators(op) -> list[str]:
+def loop_kinds(op) -> list[str]:
     """'parallel' or 'reduction' for each loop of a linalg.generic.
 
     Read off the array's text: taking its elements one by one would import the bindings' linalg
@@ -261,7 +261,7 @@ def chained_reductions(generics: list) -> set[int]:
     for i, sources in enumerate(inputs):
         for j in sources:
             users[j].add(i)
-    reduces = ["reduction" in _iterators(op) for op in generics]
+    reduces = ["reduction" in loop_kinds(op) for op in generics]
     chained = set()
     for start in (i for i, r in enumerate(reduces) if r):
         for links in (inputs, users):  # up through what it reads, down through what reads it
@@ -285,7 +285,7 @@ def outer_reduction_config(op, vector_bytes: int, registers: int, chained: bool 
     (chained_reductions) keeps IREE's tiles."""
     if op.name != "linalg.generic" or "compilation_info" in op.attributes or "lowering_config" in op.attributes:
         return None
-    iterators = _iterators(op)
+    iterators = loop_kinds(op)
     if "reduction" not in iterators or len(op.results) != 1 or len(op.operands) < 2:
         return None
     if any(child.name == "linalg.index" for child in ir.ops(op)):
@@ -430,7 +430,7 @@ def gemv_at_run_time(op, constants: set) -> Gemv | None:
         gemv = gemv_of(iterators, list(given), shapes)
     elif "compilation_info" not in op.attributes and "lowering_config" not in op.attributes \
             and _multiplies_and_adds(op):
-        gemv = gemv_of(_iterators(op), list(op.attributes["indexing_maps"]), shapes)
+        gemv = gemv_of(loop_kinds(op), list(op.attributes["indexing_maps"]), shapes)
     else:
         return None
     return gemv if gemv is not None and op.operands[gemv.matrix] not in constants else None
@@ -955,7 +955,7 @@ def _steps_with_mmt4d(op) -> bool:
     """Whether `op` may share a dispatch whose mmt4d the pass steps: the mmt4d, its fill, unpack,
     relayout, or an element-wise linalg.generic (a reduction would be vectorized whole)."""
     if op.name == "linalg.generic":
-        return all(kind == "parallel" for kind in _iterators(op))
+        return all(kind == "parallel" for kind in loop_kinds(op))
     return op.name in _ALONGSIDE_MMT4D
 
 
@@ -1009,7 +1009,7 @@ class ConvRegisterTiles(Pass):
             if info is None or "ConvTileAndDecomposeExpert" not in str(info):
                 continue
             for op in configured:
-                if op.name == "linalg.generic" and _iterators(op) == _CONV_LOOPS and \
+                if op.name == "linalg.generic" and loop_kinds(op) == _CONV_LOOPS and \
                         str(ir.ShapedType(op.results[0].type).element_type) == "f32":
                     channels = ir.ShapedType(op.operands[0].type).shape[-1]
                     _set(op, conv_register_config(str(op.attributes["lowering_config"]), _lanes(func), channels))
@@ -1066,10 +1066,10 @@ class RowReductionSteps(Pass):
             if lanes >= _AVX512_LANES or any(op.name not in ("linalg.generic", "linalg.fill") for op in configured):
                 continue
             generics = [op for op in configured if op.name == "linalg.generic"]
-            reductions = [op for op in generics if tuple(_iterators(op)) in _STEPPED_REDUCTIONS]
-            if not reductions or any(set(_iterators(op)) - {"parallel"} for op in generics if op not in reductions):
+            reductions = [op for op in generics if tuple(loop_kinds(op)) in _STEPPED_REDUCTIONS]
+            if not reductions or any(set(loop_kinds(op)) - {"parallel"} for op in generics if op not in reductions):
                 continue
-            configs = [_STEPPED_REDUCTIONS[tuple(_iterators(op))](str(op.attributes["lowering_config"]), lanes,
+            configs = [_STEPPED_REDUCTIONS[tuple(loop_kinds(op))](str(op.attributes["lowering_config"]), lanes,
                                                                   _loop_extents(op)[-1])
                        for op in reductions]
             if None not in configs:
@@ -1184,13 +1184,13 @@ def whole_vector_config(config: str, extents: list[int]) -> str | None:
 def _elementwise(op, *, buffers: bool = False) -> bool:
     """Whether `op` is a linalg.generic of parallel loops writing its result in loop order; with `buffers`,
     also one writing a memref (the copy dispatches IREE builds on buffers: a concatenation's parts)."""
-    if op.name != "linalg.generic" or set(_iterators(op)) != {"parallel"}:
+    if op.name != "linalg.generic" or set(loop_kinds(op)) != {"parallel"}:
         return False
     outputs = list(ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"]))[1]
     if len(op.results) != 1 and not (buffers and not op.results and outputs == 1):
         return False
     written = _plain_dims(list(op.attributes["indexing_maps"])[-1])
-    return written == list(range(len(_iterators(op))))
+    return written == list(range(len(loop_kinds(op))))
 
 
 def _reads_in_order(op) -> bool:
@@ -1251,7 +1251,7 @@ def _transposed_inner_loop(op) -> int | None:
     """The loop innermost in every input of an element-wise linalg.generic that reads its last loop
     across rows (a transposed operand), when there are such inputs, they agree, and every operand has
     32-bit elements; else None."""
-    last = len(_iterators(op)) - 1
+    last = len(loop_kinds(op)) - 1
     inner = set()
     for map_attr in list(op.attributes["indexing_maps"])[:-1]:
         dims = _plain_dims(map_attr)
@@ -1295,7 +1295,7 @@ def _gathers_along_rows(op) -> bool:
     inputs or another extract) has a last index that varies along the innermost loop: rows copied or
     permuted (an embedding lookup, a sort's permutation), not one gathered element broadcast along the
     row, which stepped four vectors wide ran 1.2x slower (in lax.top_k)."""
-    innermost = len(_iterators(op)) - 1
+    innermost = len(loop_kinds(op)) - 1
     body = op.regions[0].blocks[0]
     flags = {argument: {"data"} for argument in body.arguments}  # what each value comes from: data, the innermost index
 
@@ -1338,7 +1338,7 @@ class ElementwiseSteps(Pass):
             if lanes >= _AVX512_LANES or len(configured) != 1 or configured[0].name != "linalg.generic":
                 continue
             op = configured[0]
-            if set(_iterators(op)) != {"parallel"}:
+            if set(loop_kinds(op)) != {"parallel"}:
                 continue
             if any(_long_latency(child.name) for child in ir.ops(op)):
                 _set(op, elementwise_step_config(str(op.attributes["lowering_config"]), lanes))

@@ -44,7 +44,7 @@ import re
 
 from oxla import ir
 from oxla.dialects import stablehlo_build as build
-from oxla.transforms.cpu_tiles import variant_target
+from oxla.transforms.cpu_tiles import loop_kinds, variant_target
 from oxla.transforms.registry import Pass, RewritePass, register_pass
 
 # Word widths the groups are read as.
@@ -54,7 +54,6 @@ _MATERIALIZED = ("stablehlo.dot_general", "stablehlo.dot", "stablehlo.convolutio
                  "stablehlo.reduce_window", "stablehlo.sort", "stablehlo.scatter", "stablehlo.gather",
                  "stablehlo.while", "stablehlo.case", "stablehlo.if", "stablehlo.fft", "stablehlo.custom_call",
                  "stablehlo.optimization_barrier")
-_ITERATOR = re.compile(r"\b(parallel|reduction)\b")
 _BOUND = re.compile(r":(tensor<[^<>]*>)>$")  # the tensor type of a binding's !iree_tensor_ext.dispatch.tensor
 
 
@@ -202,7 +201,7 @@ def word_packing_bits(op) -> int | None:
         groups = [ir.AffineMap.get_identity(rank),
                   ir.AffineMap.get(rank, 0, [ir.AffineDimExpr.get(d) for d in range(rank - 1)])]
     if maps != groups or \
-            _ITERATOR.findall(str(op.attributes["iterator_types"])) != ["parallel"] * (rank - 1) + ["reduction"]:
+            loop_kinds(op) != ["parallel"] * (rank - 1) + ["reduction"]:
         return None
     return bits if _zero_filled(op.operands[1]) and _packs_elements(op, bits) else None
 
