@@ -101,7 +101,13 @@ def _describe(driver: rt.HalDriver) -> str:
 # IREE's caching allocator on the CPU drivers: freed buffers are kept for the next call instead of going
 # back to the OS, so each call no longer page-faults its inputs, intermediates and results in afresh (the
 # zoo's elementwise chain, 16 MB in and out: 23 ms -> 11 ms through module.main(numpy); docs/performance.md).
-_ALLOCATORS = {"local-sync": ["caching"], "local-task": ["caching"]}
+# Its free list holds 64 buffers by default and, once full, frees every buffer released after: a process
+# that had run a few other programs paged in a 64 MB operand pack on every call again (`tools.bench.ops`
+# `gemm_64_rows` after 18 other ops: 80-88 ms, alone 32 ms). 1024 places keep a process's programs cached;
+# `load` trims the buffers no call holds, so what stays cached is what the latest programs use.
+_FREE_BUFFERS = 1024
+_CACHING = f"caching:device_local=*;*;{_FREE_BUFFERS}"
+_ALLOCATORS = {"local-sync": [_CACHING], "local-task": [_CACHING]}
 
 
 def _create(name: str) -> "Device | str":
