@@ -110,6 +110,13 @@ _CACHING = f"caching:device_local=*;*;{_FREE_BUFFERS}"
 _ALLOCATORS = {"local-sync": [_CACHING], "local-task": [_CACHING]}
 
 
+def trim_cache(device: "Device") -> None:
+    """Frees the buffers `device`'s caching allocator keeps that no call holds (devices without one keep
+    none), so what stays cached is what the programs loaded since use."""
+    if device.name in _ALLOCATORS:
+        device.hal.allocator.trim()
+
+
 def _create(name: str) -> "Device | str":
     """A new Device for driver `name`, or the reason none can be created."""
     try:

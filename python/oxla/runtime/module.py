@@ -427,5 +427,5 @@ def load(vmfb_or_artifact, device: "str | Device" = "local-task") -> Module:
     vm_module = _vm_module(vmfb_or_artifact)
     dev = drivers.get_device(device)
     drivers.request_tile_state()
-    dev.hal.allocator.trim()  # free the cached buffers no call holds (see drivers._ALLOCATORS)
+    drivers.trim_cache(dev)
     return Module(vm_module, dev, _context(vm_module, dev))
