@@ -20,11 +20,13 @@ runner reports that and goes on.
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import importlib.util
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -191,16 +193,23 @@ class Xla(System):
         return Prepared(call, seconds, {}, memory, resident, cache_hit)
 
 
-_JAX_CACHE: list[str] = []  # JAX reads its cache directory once: one per process
+_JAX_CACHE: list[str] = []  # JAX reads its cache directory once: one per process, removed at its exit
+
+
+def _jax_cache_dir() -> str:
+    """This process's JAX compilation cache directory, made on first use and removed when the process
+    exits (each holds up to a hundred MB of compiled programs)."""
+    if not _JAX_CACHE:
+        _JAX_CACHE.append(tempfile.mkdtemp(prefix="oxla-bench-jax-cache-"))
+        atexit.register(shutil.rmtree, _JAX_CACHE[0], ignore_errors=True)
+    return _JAX_CACHE[0]
 
 
 def _xla_cache_hit_seconds(model) -> float:
     """jax.jit(...).lower(...).compile() of the model with JAX's persistent compilation cache holding it."""
     import jax
 
-    if not _JAX_CACHE:
-        _JAX_CACHE.append(tempfile.mkdtemp(prefix="oxla-bench-jax-cache-"))
-    options = {"jax_compilation_cache_dir": _JAX_CACHE[0], "jax_persistent_cache_min_compile_time_secs": 0,
+    options = {"jax_compilation_cache_dir": _jax_cache_dir(), "jax_persistent_cache_min_compile_time_secs": 0,
                "jax_persistent_cache_min_entry_size_bytes": 0}
     saved = {name: getattr(jax.config, name) for name in options}
     try:
