@@ -42,6 +42,7 @@ import math
 
 from oxla import ir
 from oxla.dialects import stablehlo_build as build
+from oxla.dialects.dispatch_tensors import binding_view
 from oxla.dialects.stablehlo_build import dimension_numbers
 from oxla.transforms.registry import Pass, RewritePass, register_pass
 
@@ -258,8 +259,6 @@ def _unflatten(op, shape: list[int], parts: list, store) -> None:
     identity = ir.AffineMap.get_identity(rank)
     parallel = ir.Attribute.parse("#linalg.iterator_type<parallel>")
     subspan = store.operands[1].owner.operation
-    old_flow = str(subspan.results[0].type)
-    view_type = ir.Type.parse(old_flow.replace(str(op.results[0].type), str(result_type)))
     with ir.InsertionPoint(op), op.location:
         empty = ir.Operation.create("tensor.empty", results=[result_type]).results[0]
         new = ir.Operation.create(
@@ -285,9 +284,7 @@ def _unflatten(op, shape: list[int], parts: list, store) -> None:
         for chain_op in dead:
             chain_op.erase()
     flat_index.erase()
-    with ir.InsertionPoint(subspan), subspan.location:
-        view = ir.Operation.create(subspan.name, results=[view_type], operands=list(subspan.operands),
-                                   attributes=build.attributes(subspan)).results[0]
+    view = binding_view(subspan, result_type)
     with ir.InsertionPoint(store), store.location:
         ir.Operation.create(store.name, operands=[new.results[0], view],
                             attributes={"static_offsets": build.i64_array([0] * rank),

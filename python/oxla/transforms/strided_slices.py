@@ -40,10 +40,9 @@ ms.
 
 from __future__ import annotations
 
-import re
-
 from oxla import ir
 from oxla.dialects import stablehlo_build as build
+from oxla.dialects.dispatch_tensors import binding_view, bound_tensor_type
 from oxla.transforms.cpu_tiles import loop_kinds, variant_target
 from oxla.transforms.registry import Pass, RewritePass, register_pass
 
@@ -54,7 +53,6 @@ _MATERIALIZED = ("stablehlo.dot_general", "stablehlo.dot", "stablehlo.convolutio
                  "stablehlo.reduce_window", "stablehlo.sort", "stablehlo.scatter", "stablehlo.gather",
                  "stablehlo.while", "stablehlo.case", "stablehlo.if", "stablehlo.fft", "stablehlo.custom_call",
                  "stablehlo.optimization_barrier")
-_BOUND = re.compile(r":(tensor<[^<>]*>)>$")  # the tensor type of a binding's !iree_tensor_ext.dispatch.tensor
 
 
 def _element_bits(element_type) -> int | None:
@@ -212,12 +210,6 @@ def _little_endian(op) -> bool:
     return 'data_layout = "E' not in variant_target(op)
 
 
-def _bound_type(subspan):
-    """The tensor type a `hal.interface.binding.subspan` binds (None for one with an encoding)."""
-    found = _BOUND.search(str(subspan.results[0].type))
-    return ir.RankedTensorType(ir.Type.parse(found.group(1), context=subspan.context)) if found else None
-
-
 def _whole_group_load(op, word_bytes: int):
     """The `dispatch.tensor.load` the packing generic `op` reads when it reads whole innermost rows of a
     static binding at a byte offset that is a multiple of `word_bytes`, with static offsets and unit
@@ -229,7 +221,7 @@ def _whole_group_load(op, word_bytes: int):
     if subspan is None or subspan.name != "hal.interface.binding.subspan" or len(subspan.operands) != 1:
         return None
     offset = ir.constant_int(subspan.operands[0])
-    bound = _bound_type(subspan)
+    bound = bound_tensor_type(subspan)
     sizes = build.i64s(load, "static_sizes", [])
     if offset is None or offset % word_bytes or bound is None or not bound.has_static_shape or \
             sizes != build.shape(op.operands[0]) or build.i64s(load, "static_offsets", [])[-1:] != [0] or \
@@ -242,12 +234,7 @@ def _load_words(op, load) -> None:
     """Replaces the packing generic by a load of the same bytes through a view of the binding as words."""
     subspan = ir.producer(load.operands[0])
     word = ir.RankedTensorType(op.results[0].type)
-    bound = _bound_type(subspan)
-    words_bound = build.tensor(bound.shape[:-1], word.element_type)
-    view_type = ir.Type.parse(str(subspan.results[0].type).replace(str(bound), str(words_bound)), context=op.context)
-    with ir.InsertionPoint(subspan), subspan.location:
-        view = ir.Operation.create(subspan.name, results=[view_type], operands=list(subspan.operands),
-                                   attributes=build.attributes(subspan)).results[0]
+    view = binding_view(subspan, build.tensor(bound_tensor_type(subspan).shape[:-1], word.element_type))
     attributes = build.attributes(load)
     for name in ("static_offsets", "static_sizes", "static_strides"):
         attributes[name] = build.i64_array(build.i64s(load, name, [])[:-1])
