@@ -59,6 +59,7 @@ from __future__ import annotations
 
 from oxla import ir
 from oxla.dialects import stablehlo_build as build
+from oxla.dialects.dispatch_tensors import dispatch_tensor_type
 from oxla.transforms.registry import Pass, register_pass
 
 _DISPATCH = "flow.dispatch.workgroups"
@@ -101,11 +102,6 @@ def _access_groups(access) -> list[list]:
     """A load's or a store's operand groups past the stored value: the binding, its dims, the offsets,
     sizes and strides."""
     return _groups(access)[-5:]
-
-
-def _binding(access: str, tensor_type):
-    """The dispatch binding type of `tensor_type` with `access` (readonly, writeonly, readwrite)."""
-    return ir.Type.parse(f"!iree_tensor_ext.dispatch.tensor<{access}:{tensor_type}>", tensor_type.context)
 
 
 def _window(access, dispatch):
@@ -170,6 +166,12 @@ def _views_of(value) -> set:
     return seen
 
 
+def _arguments_viewing(dispatch, target) -> list:
+    """The dispatch's arguments that are `target` or share its storage (_views_of)."""
+    shared = _views_of(target)
+    return [value for value in _groups(dispatch)[_ARGUMENTS] if shared & _views_of(value)]
+
+
 def _unit_dims_dropped(shape) -> list[int]:
     """The dimensions of `shape` wider than one, in order (what a reshape of unit dimensions keeps)."""
     return [d for d in shape if d != 1]
@@ -221,9 +223,14 @@ def _result_store(producer):
     return uses[0] if _is_whole(uses[0], shape) else None
 
 
+def _element_wise(op) -> bool:
+    """Whether `op` is a linalg.generic without reduction loops."""
+    return op.name == "linalg.generic" and "reduction" not in str(op.attributes["iterator_types"])
+
+
 def _aligned_elementwise(op, operand_number: int) -> bool:
     """Whether `op` is an element-wise linalg.generic reading operand `operand_number` where it writes."""
-    if op.name != "linalg.generic" or "reduction" in str(op.attributes["iterator_types"]):
+    if not _element_wise(op):
         return False
     maps = [str(m) for m in ir.ArrayAttr(op.attributes["indexing_maps"])]
     return all(maps[operand_number] == m for m in maps[len(maps) - len(op.results):])
@@ -265,15 +272,13 @@ def _writes_where_it_reads(producer, target, window):
     """The position of `target` among the producer's arguments when the producer (one result) reads
     the target, and no view of it, only where its value would be written into the target's `window`
     (_reads_in_place); None otherwise."""
-    arguments = _groups(producer)[_ARGUMENTS]
-    shared = _views_of(target)
-    positions = [i for i, value in enumerate(arguments) if value == target]
-    if len(positions) != 1 or any(shared & _views_of(v) for v in arguments if v != target):
+    if _arguments_viewing(producer, target) != [target]:
         return None
+    position = _index(_groups(producer)[_ARGUMENTS], target)
     result_store = _result_store(producer)
-    if result_store is None or not _reads_in_place(producer, positions[0], window, result_store):
+    if result_store is None or not _reads_in_place(producer, position, window, result_store):
         return None
-    return positions[0]
+    return position
 
 
 def _mergeable(update):
@@ -305,14 +310,11 @@ def _element_wise_apart(producer, target) -> bool:
     """Whether the producer computes its result element-wise (linalg.generic ops without reductions) and
     reads neither `target` nor a view of it: a piece of a concatenation along an inner dimension,
     which IREE computes into a buffer of its own and copies into the strided window (`slow_memcpy`)."""
-    shared = _views_of(target)
-    if any(shared & _views_of(v) for v in _groups(producer)[_ARGUMENTS]) or _result_store(producer) is None:
+    if _arguments_viewing(producer, target) or _result_store(producer) is None:
         return False
     ops = ir.body_ops(producer)
     return any(op.name == "linalg.generic" for op in ops) and all(
-        op.name in _ELEMENT_WISE_PLUMBING or (op.name == "linalg.generic"
-                                                and "reduction" not in str(op.attributes["iterator_types"]))
-        for op in ops)
+        op.name in _ELEMENT_WISE_PLUMBING or _element_wise(op) for op in ops)
 
 
 def _hazardous(update) -> bool:
@@ -329,8 +331,7 @@ def _hazardous(update) -> bool:
     producer = ir.producer(source)
     if producer is None or producer.name != _DISPATCH:
         return False
-    shared = _views_of(target[0])
-    if not any(shared & _views_of(v) for v in _groups(producer)[_ARGUMENTS]):
+    if not _arguments_viewing(producer, target[0]):
         return False
     if (target_dims or value_dims or not unit_only or _producer(source) is None
             or not value.type.has_static_shape):
@@ -389,7 +390,7 @@ def _split(dispatch, store) -> None:
     value = store.operands[0]
     context = dispatch.context
     index = ir.IndexType.get(context=context)
-    written = _binding("writeonly", value.type)
+    written = dispatch_tensor_type("writeonly", value.type)
     result_binding = body.add_argument(written, dispatch.location)
     rank = value.type.rank
     with ir.InsertionPoint(store), store.location:
@@ -401,7 +402,7 @@ def _split(dispatch, store) -> None:
     dynamic = iter([_outer(v, dispatch, known=False) for v in _access_groups(store)[2]])
     offsets, sizes = build.i64s(store, "static_offsets", []), build.i64s(store, "static_sizes", [])
     store.erase()
-    body.arguments[position].set_type(_binding("readonly", tensor.type))
+    body.arguments[position].set_type(dispatch_tensor_type("readonly", tensor.type))
     with ir.InsertionPoint(dispatch), dispatch.location:
         computed = _rebuilt(dispatch, value.type, _groups(dispatch)[_ARGUMENTS], tied=-1)
         starts = [next(dynamic) if o == _DYNAMIC else ir.Operation.create(
