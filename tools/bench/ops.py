@@ -143,6 +143,18 @@ def _fori_rows(x):
     return jax.lax.fori_loop(1, x.shape[0], lambda i, x: x.at[i].set(x[i - 1] * 0.5 + x[i]), x)
 
 
+def _tanh_rnn(xs, w, u):
+    """h = tanh(x_t W + h U) over the steps of xs [steps, batch, width], every h stacked (lax.scan)."""
+    import jax
+    import jax.numpy as jnp
+
+    def step(h, x):
+        h = jnp.tanh(x @ w + h @ u)
+        return h, h
+
+    return jax.lax.scan(step, jnp.zeros(xs.shape[1:], xs.dtype), xs)[1]
+
+
 def _batch_rows(x, ids):
     import jax.numpy as jnp
 
@@ -292,6 +304,10 @@ OPS = {
              lambda: _decaying_scan, lambda: [_normal(39, 1024, 4096)], 1e-5),
     "fori_rows": ("fori_loop setting x[i] = 0.5 x[i-1] + x[i] over the rows of f32[1024,4096]",
                   lambda: _fori_rows, lambda: [_normal(40, 1024, 4096)], 1e-5),
+    "tanh_rnn": ("256 steps of h = tanh(x_t W + h U), batch 4, width 128 (lax.scan): small matmuls every trip",
+                 lambda: _tanh_rnn,
+                 lambda: [_normal(66, 256, 4, 128), *(_normal(67 + i, 128, 128) * np.float32(0.08) for i in range(2))],
+                 1e-4),
     "batch_rows": ("x[b, ids[b, j]]: 128 rows of each of the 32 batches of f32[32,512,768]", lambda: _batch_rows,
                    lambda: [_normal(41, 32, 512, 768), np.random.default_rng(42).integers(0, 512, (32, 128)).astype(np.int32)],
                    0.0),
