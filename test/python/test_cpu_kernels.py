@@ -15,7 +15,8 @@ from oxla.runtime import drivers as runtime_drivers
 from oxla.pipelines import compile
 from oxla.dialects.stablehlo.attributes import dense_text
 from oxla.transforms.cpu_kernels import (
-    ConvShape, MatmulShape, conv_shape, kernel_executable, kernels_for, matmul_shape, packed_rhs, target_features)
+    ConvShape, MatmulShape, _workgroup_block, conv_shape, kernel_executable, kernels_for, matmul_shape, packed_rhs,
+    target_features)
 
 AVX2 = "x86-64-v3"  # a chip with AVX2 and FMA but not AVX-512: 6x16 tiles for matmuls, 4x16 for convolutions
 AVX2_KERNELS = kernels_for({"+avx2", "+fma", "+f16c"}, convolutions=True)
@@ -544,3 +545,72 @@ def test_convolutions_with_a_run_time_kernel_pack_it_per_call_and_compute_what_i
     got = np.asarray(runtime.load(compile(src, cpu=cpu)).main(x, w))
     iree = np.asarray(runtime.load(compile(src, cpu=cpu, optimize=False)).main(x, w))  # IREE's own code
     np.testing.assert_array_equal(got, iree)  # one FMA per tap and channel, in IREE's order
+
+
+def _looped_dot(m: int, k: int, trips: int, *, changing_b: bool = False) -> str:
+    """@main(h, w): `trips` times h = tanh(h @ w), w [k, k] carried through the loop unchanged (or doubled
+    every trip, with `changing_b`), as JAX exports a fori_loop."""
+    h, w = f"tensor<{m}x{k}xf32>", f"tensor<{k}x{k}xf32>"
+    next_w = "%w2" if changing_b else "%wi"
+    return f"""
+func.func @main(%h0: {h}, %w: {w}) -> {h} {{
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %r:3 = stablehlo.while(%i = %c0, %wi = %w, %h = %h0) : tensor<i32>, {w}, {h}
+    cond {{
+      %n = stablehlo.constant dense<{trips}> : tensor<i32>
+      %p = stablehlo.compare LT, %i, %n : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %p : tensor<i1>
+    }} do {{
+      %one = stablehlo.constant dense<1> : tensor<i32>
+      %next = stablehlo.add %i, %one : tensor<i32>
+      %h2 = func.call @step(%wi, %h) : ({w}, {h}) -> {h}
+      %w2 = stablehlo.add %wi, %wi : {w}
+      stablehlo.return %next, {next_w}, %h2 : tensor<i32>, {w}, {h}
+    }}
+  return %r#2 : {h}
+}}
+func.func private @step(%w: {w}, %h: {h}) -> {h} {{
+  %y = stablehlo.dot_general %h, %w, contracting_dims = [1] x [0] : ({h}, {w}) -> {h}
+  %t = stablehlo.tanh %y : {h}
+  return %t : {h}
+}}
+"""
+
+
+def test_on_avx2_small_matmuls_a_loop_runs_with_the_same_b_take_the_kernel():
+    kind = AVX2_MATMUL_KERNELS["f32"]
+    module = ir.parse(_dot(4, 128, 128, element="f32"))
+    assert matmul_shape(_the_dot(module), 1 << 23, {"f32": kind}) is None  # once: left to IREE
+    assert matmul_shape(_the_dot(module), 1 << 23, {"f32": kind}, looped=True) == MatmulShape("f32", 4, 128, 128, "kn")
+    assert matmul_shape(_the_dot(module), 1 << 23, looped=True) is None  # AVX-512: not measured, as elsewhere
+    for changing_b, taken in ((False, True), (True, False)):
+        looped = _with_targets(_looped_dot(4, 128, 16, changing_b=changing_b), _target("+avx2,+fma"))
+        transforms.run(looped, "builtin.module(oxla-llvmcpu-matmul-kernel)")
+        assert ("oxla_f32_matmul_4x128x128" in ir.to_text(looped)) is taken
+
+
+@_needs_avx2
+@pytest.mark.parametrize("device", ["local-sync", "local-task"])
+def test_a_looped_small_matmul_through_the_kernel_computes_what_iree_does(device):
+    src = _looped_dot(8, 128, 16)
+    assert "oxla_f32_matmul_8x128x128" in ir.to_text(compile(src, cpu=AVX2, compile_to="input"))
+    rng = np.random.default_rng(5)
+    h, w = rng.standard_normal((8, 128)).astype(np.float32), (rng.standard_normal((128, 128)) * 0.1).astype(np.float32)
+    got = np.asarray(runtime.load(compile(src, cpu=AVX2), device=device).main(h, w))
+    iree = compile(src, cpu=AVX2, disable_passes=["oxla-llvmcpu-matmul-kernel"])
+    np.testing.assert_array_equal(got, np.asarray(runtime.load(iree, device=device).main(h, w)))
+    reference = h.astype(np.float64)
+    for _ in range(16):
+        reference = np.tanh(reference @ w)
+    np.testing.assert_allclose(got, reference, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("m, n, columns, block", [
+    (64, 1024, 16, (64, 512)),  # two workgroups already
+    (16, 512, 16, (16, 256)),  # one block of 512 columns would leave a thread idle
+    (4, 128, 16, (4, 64)),
+    (4, 16, 16, (4, 16)),  # one panel: one workgroup
+    (8, 32, 32, (8, 32)),  # AVX-512: no narrower than its 32-column panels
+])
+def test_workgroups_split_a_small_result_between_threads(m, n, columns, block):
+    assert _workgroup_block(m, n, columns) == block

@@ -83,6 +83,13 @@ past the last pixel read it again and are dropped by the caller (the
 7x7x512 convolution: IREE 126.8 ms, the kernel 4.9 ms). A kernel computed
 at run time is packed on every call from 4 output pixels up: IREE's code
 for it is as slow (the 14x14x256 one 60.6 ms, the kernel 2.9 ms).
+On AVX2, a loop body's f32 matmul whose right operand is the same every
+trip (loop_analysis: JAX carries a model's weights through a `fori_loop`
+unchanged) takes the kernel at any size: B's pack runs once, before the
+loop, where IREE encoded A and ran a mostly padded tile every trip (256
+decoding steps with three 4x128x128 matmuls each: 12.7 -> 10.9 ms). A
+small result's columns are split into MIN_WORKGROUPS workgroups where N
+allows, so that a second thread has work.
 
 oxla-llvmcpu-widen-half-contractions, run before it: on x86-64 CPUs
 without `+avx512bf16`, a dot or convolution of two bf16 operands into f32
@@ -111,6 +118,7 @@ from oxla.dialects.elements import constant_value
 from oxla.dialects.stablehlo import ConvolutionOp, DotGeneralOp
 from oxla.dialects.stablehlo.attributes import dense_elements
 from oxla.transforms.cpu_tiles import target_text
+from oxla.transforms.loop_analysis import LoopAnalysis
 from oxla.transforms.registry import Pass, RewritePass, register_pass
 from oxla.transforms.simplify.rule import defining
 
@@ -119,6 +127,7 @@ from oxla.transforms.simplify.rule import defining
 # the 64 rows stay in L2. The last choices are the smallest register tile's (AVX2: 4 rows, 16 columns).
 WORKGROUP_ROWS = (64, 32, 16, 8, 4)
 WORKGROUP_COLUMNS = (512, 256, 128, 64, 32, 16)
+MIN_WORKGROUPS = 2
 _LANE_DTYPES = {"i32": np.dtype(np.int32), "f32": np.dtype(np.float32)}
 _ACC16, _ACC8 = "vector<16xf32>", "vector<8xf32>"
 
@@ -139,6 +148,9 @@ class KernelType:
     operand: str  # the vector type its step multiplies
     step: str  # one multiply-add step: {acc} += {a} (broadcast row values) * {b} (a vector of B)
     min_rows: int  # fewest rows M it takes: below, packing B each call costs more than the kernel saves
+    # Fewest rows of a matmul a loop body runs with the same B every trip (B's pack then runs once per
+    # call, and matmuls of any size take the kernel); None: such matmuls are taken as any other.
+    looped_rows: int | None = None
     rows: int = 8  # the register tile: `rows` rows of two vectors of `lanes` f32 sums
     lanes: int = 16
     matmuls: bool = True  # whether it takes matmuls too, or only convolutions
@@ -185,8 +197,12 @@ KERNELS = (  # for each element type the first whose features a target has is us
     # (8 accumulators). On an AVX2 Zen 3, paired, this tile / IREE's: the f32 GEMM 1024^3 22.6 / 23.8 ms,
     # the MLP 2.55 / 2.86 ms, the transformer block 2.66 / 2.86 ms, BERT 11.2 / 11.8 ms. Under 512 rows
     # with B packed every call (256x1024x1024, 128x1024x1024, 64x784x1024) it ran within 3% of IREE's.
+    # In a loop body with B the same every trip, IREE encoded A and ran a mostly padded tile per trip:
+    # 256 decoding steps (`decode`, three 4x128x128 matmuls a step) 11.5 -> 9.7 ms, a tanh RNN of batch 4
+    # and width 128 3.35 -> 2.54 ms, 16 rows through a 256-512-256 MLP 15.4 -> 13.6 ms, batch 8 of
+    # width 256 2.62 -> 2.57 ms (paired); with B changing every trip, 1.37x slower, so not those.
     KernelType("f32", ("+avx2", "+fma"), 1, "f32", _ACC8, _fma_step(_ACC8), 512, rows=6, lanes=8,
-               convolutions=False, row_tail=True),
+               convolutions=False, row_tail=True, looped_rows=4),
     # AVX2, convolutions: 4 rows of 16 columns, 8 accumulators. Only those IREE's
     # code runs slowly (AVX2 Zen 3, one 3x3 convolution each, oxla / IREE: 28x28x128 0.64x,
     # 14x14x128 0.06x, 56x56x64 stride 2 0.81x; 56x56x64 1.03x and 56x56x32 1.27x, so not those).
@@ -288,11 +304,12 @@ def contraction_dims(op) -> tuple[list, list, list, list] | None:
             list(dn.lhs_contracting_dimensions), list(dn.rhs_contracting_dimensions))
 
 
-def matmul_shape(op, min_multiply_adds: int = 0,
-                 kinds: dict[str, KernelType] | None = None) -> MatmulShape | None:
+def matmul_shape(op, min_multiply_adds: int = 0, kinds: dict[str, KernelType] | None = None,
+                 looped: bool = False) -> MatmulShape | None:
     """The kernel's view of a dot / dot_general, or None when the kernel does not take it.
 
-    kinds: the kernel per element type (kernels_for; AVX-512's unless given)."""
+    kinds: the kernel per element type (kernels_for; AVX-512's unless given). looped: a loop body runs
+    the matmul with the same B every trip (then the kernel's `looped_rows` rule, where it has one)."""
     numbers = contraction_dims(op)
     shapes = [_shape(v) for v in (*list(op.operands)[:2], op.results[0])]
     if numbers is None or None in shapes:
@@ -308,9 +325,12 @@ def matmul_shape(op, min_multiply_adds: int = 0,
     m, k = math.prod(lhs[:-1]), lhs[-1]
     n = rhs[0] if rhs_sum == [1] else rhs[1]
     layout = "packed" if defining(op.operands[1], "stablehlo.constant") else "nk" if rhs_sum == [1] else "kn"
+    min_rows = kind.min_rows
+    if looped and kind.looped_rows is not None:
+        min_multiply_adds, min_rows = 0, kind.looped_rows
     if m % kind.row_multiple or n % kind.columns or k % kind.group or k % kind.k_block or m * n * k < min_multiply_adds:
         return None
-    if m < kind.min_rows and layout != "packed":  # the rows must pay for B's pack at every call
+    if m < min_rows and layout != "packed":  # the rows must pay for B's pack at every call
         return None
     return MatmulShape(kind.element, m, n, k, layout, tuple(lhs[:-1]) if len(lhs) > 2 else (), kind)
 
@@ -333,6 +353,15 @@ def packed_rhs(b: np.ndarray, shape: MatmulShape, transposed: bool) -> np.ndarra
 def _largest_divisor(extent: int, choices: tuple[int, ...]) -> int:
     """The first of `choices` (largest first) dividing `extent`; the last divides every extent the kernel takes."""
     return next(c for c in choices if extent % c == 0)
+
+
+def _workgroup_block(m: int, n: int, columns: int) -> tuple[int, int]:
+    """(rows, columns) of a workgroup's block of the result: the first of WORKGROUP_ROWS dividing M, and
+    the first of WORKGROUP_COLUMNS dividing N (whole panels of `columns`) that leaves the grid at least
+    MIN_WORKGROUPS blocks, where N allows, so that a small matmul is not left to one thread."""
+    rows = _largest_divisor(m, WORKGROUP_ROWS)
+    widths = [c for c in WORKGROUP_COLUMNS if n % c == 0 and c % columns == 0]
+    return rows, next((c for c in widths if n // c * (m // rows) >= MIN_WORKGROUPS), widths[-1])
 
 
 def _as_operand(name: str, source: str, kind: KernelType) -> tuple[list[str], str]:
@@ -471,7 +500,7 @@ def kernel_executable(shape: MatmulShape) -> str:
     if kind.tiles:
         return tile_kernel_executable(shape)
     m, n, steps, columns = shape.m, shape.n, shape.k // kind.group, kind.columns
-    wg_rows, wg_cols = _largest_divisor(m, WORKGROUP_ROWS), _largest_divisor(n, WORKGROUP_COLUMNS)
+    wg_rows, wg_cols = _workgroup_block(m, n, columns)
     lhs = f"memref<{m}x{steps}x{kind.lane}>"
     rhs = f"memref<{n // columns}x{steps}x{columns}x{kind.lane}>"
     out = f"memref<{m}x{n}xf32>"
@@ -871,13 +900,16 @@ class MatmulKernel(Pass):
     min_multiply_adds: int = dataclasses.field(default=MIN_MULTIPLY_ADDS, metadata={
         "help": "leave smaller matmuls to IREE, whose dispatches fuse their producers and consumers"})
 
-    def _plan(self, op, kinds: list[dict[str, KernelType]], conv_kinds: dict[str, KernelType]):
+    def _plan(self, op, kinds: list[dict[str, KernelType]], conv_kinds: dict[str, KernelType],
+              loops: LoopAnalysis):
         """(shape, its definitions (_MATMUL_DEFINITIONS or _CONV_DEFINITIONS), whether a constant B is
         [N, K]) for a matmul or convolution; shape None when the kernel does not take it. A matmul goes
         to the first of `kinds` that takes it (the AMX kernel's, else the vector one's)."""
         if op.name == "stablehlo.convolution":
             return conv_shape(op, self.min_multiply_adds, conv_kinds), _CONV_DEFINITIONS, False
-        shape = next((s for s in (matmul_shape(op, self.min_multiply_adds, k) for k in kinds) if s is not None), None)
+        looped = loops.repeated(op) and loops.invariant(op.operands[1])
+        shape = next((s for s in (matmul_shape(op, self.min_multiply_adds, k, looped) for k in kinds)
+                      if s is not None), None)
         return shape, _MATMUL_DEFINITIONS, shape is not None and contraction_dims(op)[3] == [1]
 
     def run(self, module) -> None:
@@ -890,8 +922,9 @@ class MatmulKernel(Pass):
         done: set[str] = {ir.StringAttr(op.attributes["sym_name"]).value for op in ir.ops(module)
                           if op.name in ("func.func", "stream.executable") and "sym_name" in op.attributes}
         texts: list[str] = []
+        loops = LoopAnalysis(module)
         for op in [o for o in ir.ops(module) if o.name in _KERNEL_OPS]:
-            shape, definitions, transposed = self._plan(op, kinds, conv_kinds)
+            shape, definitions, transposed = self._plan(op, kinds, conv_kinds, loops)
             if shape is None:
                 continue
             for name, text in definitions:

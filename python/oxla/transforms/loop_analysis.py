@@ -1,0 +1,91 @@
+"""Loops of a StableHLO program: which ops run on every trip, and which values stay the same.
+
+JAX hands a `lax.scan` or `fori_loop` over as a `stablehlo.while` whose body
+calls a private function (`@closed_call`) with the loop's carried values,
+the closed-over arrays among them (a model's weights, carried unchanged).
+LoopAnalysis follows those calls: an op runs on every trip when a while's
+region holds it or a function some loop body calls (directly or through
+other calls) does; a value is the same on every trip when it is a constant,
+comes from outside the loops, is carried and handed back unchanged, or is
+computed from such values only. Both answers err towards "no": a value
+computed inside an outer loop counts as changing even for an inner one.
+"""
+
+from __future__ import annotations
+
+from oxla import ir
+
+_LOOP = "stablehlo.while"
+
+
+def _kind(op) -> str:
+    """An op's name (a func.func's view answers `.name` with its symbol)."""
+    return op.operation.name
+
+
+def _symbol(op) -> str | None:
+    """The symbol name of a function, else None."""
+    return ir.StringAttr(op.attributes["sym_name"]).value if "sym_name" in op.attributes else None
+
+
+def _function_of(op):
+    """The func.func holding `op`, and whether a while's region lies between them."""
+    parent, looped = op.parent, False
+    while parent is not None and _kind(parent) != "func.func":
+        looped |= _kind(parent) == _LOOP
+        parent = parent.parent
+    return parent, looped
+
+
+class LoopAnalysis:
+    """The loops of one module, its functions and their call sites."""
+
+    def __init__(self, module) -> None:
+        self.functions = {_symbol(op): op for op in ir.body_ops(module) if _kind(op) == "func.func"}
+        self.call_sites: dict[str, list] = {}
+        called_in_loops: list[str] = []
+        for op in ir.ops(module):
+            if op.name == "func.call":
+                callee = ir.FlatSymbolRefAttr(op.attributes["callee"]).value
+                self.call_sites.setdefault(callee, []).append(op)
+                if self.repeated(op, looped_only=True):
+                    called_in_loops.append(callee)
+        self.looped: set[str] = set()
+        while called_in_loops:  # the functions loop bodies call, and those they call
+            name = called_in_loops.pop()
+            if name not in self.looped:
+                self.looped.add(name)
+                called_in_loops.extend(ir.FlatSymbolRefAttr(op.attributes["callee"]).value
+                                       for op in ir.ops(self.functions[name]) if op.name == "func.call")
+
+    def repeated(self, op, *, looped_only: bool = False) -> bool:
+        """Whether `op` runs on every trip of a loop: a while's region holds it, or (unless `looped_only`,
+        while the call graph is being read) its function is one a loop body calls."""
+        function, looped = _function_of(op)
+        return looped or (not looped_only and function is not None and _symbol(function) in self.looped)
+
+    def invariant(self, value, seen: frozenset = frozenset()) -> bool:
+        """Whether `value` is the same on every trip of the loops that run its users."""
+        if value in seen:
+            return False
+        seen = seen | {value}
+        if isinstance(value, ir.BlockArgument):
+            return self._invariant_argument(value, seen)
+        op = value.owner
+        if _kind(op) == "stablehlo.constant":
+            return True
+        if not self.repeated(op):
+            return True
+        return not len(op.regions) and all(self.invariant(operand, seen) for operand in op.operands)
+
+    def _invariant_argument(self, argument, seen: frozenset) -> bool:
+        """invariant() of a block argument: a function's when every call passes such a value (the entry's
+        always), a while body's when the body hands it back unchanged."""
+        owner = argument.owner.owner
+        if _kind(owner) == "func.func":
+            return all(self.invariant(site.operands[argument.arg_number], seen)
+                       for site in self.call_sites.get(_symbol(owner), []))
+        if _kind(owner) == _LOOP and argument.owner.region == owner.regions[1]:
+            returned = argument.owner.operations[len(argument.owner.operations) - 1]
+            return returned.operands[argument.arg_number] == argument
+        return False
