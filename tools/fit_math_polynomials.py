@@ -87,7 +87,7 @@ FITS = [
     Fit("log", 0.0, 0.1716 ** 2,
         lambda z: (2 * mp.atanh(_root(z)) - 2 * _root(z) - 2 * _root(z) ** 3 / 3) / _root(z) ** 5,
         lambda z: _root(z) ** 5 / (2 * mp.atanh(_root(z))),
-        "log((1+s)/(1-s)) = 2s + 2s^3/3 + s^5 * P(s^2), |s| <= 3 - 2*sqrt(2)"),
+        "log((1+s)/(1-s)) = 2s + 2s^3/3 + s^5 * P(s^2), |s| <= 3 - 2*sqrt(2)", DOUBLE_TIERS + ("f32-ops",)),
     Fit("cbrt", 1.0, 2.0,
         lambda m: mp.cbrt(m),
         lambda m: 1 / mp.cbrt(m),

@@ -106,7 +106,7 @@ def _inputs(seed, n, scale):
 TYPES = {np.float64: (1e300, 1), np.float32: (1e30, 1), np.float16: (6e4, 0), ml_dtypes.bfloat16: (1e30, 0)}
 # Ops whose 32-bit and narrower kernels compute in f32 (math.Expansion.f32_ops): the f32 result is within an
 # ulp, so a 16-bit one, rounded from it, may be one ulp off too.
-IN_F32 = {"stablehlo.tanh"}
+IN_F32 = {"stablehlo.tanh", "stablehlo.log_plus_one"}
 
 
 @pytest.mark.parametrize("dtype", list(TYPES), ids=lambda d: np.dtype(d).name)
@@ -125,16 +125,22 @@ def test_unary_within_an_ulp(dtype):
         assert _max_ulp(got[keep], expected[keep], x[keep]) <= limit, op
 
 
-def test_f32_tanh_within_an_ulp_across_the_range():
+@pytest.mark.parametrize("op, reference, edges, tiny", [
+    ("stablehlo.tanh", np.tanh, [9.5, 0.625], 2.0 ** -12),
+    ("stablehlo.log_plus_one", np.log1p, [-1.0, -0.2928932, 0.4142135, 2.0 ** 24, 3.4e38], 2.0 ** -24),
+], ids=["tanh", "log1p"])
+def test_f32_kernels_within_an_ulp_across_the_range(op, reference, edges, tiny):
     # Every 2039th f32 bit pattern of each sign (tools/check_math_kernels.py checks every one).
     positive = np.arange(0, 0x7F800000, 2039, dtype=np.uint32).view(np.float32)
-    x = np.concatenate([positive, -positive, np.float32([np.inf, -np.inf, np.nan, 9.5, 0.625, 2.0 ** -12])])
-    got = _run(["stablehlo.tanh"], np.float32, x)[0]
-    expected = np.tanh(x.astype(np.float64)).astype(np.float32)
+    x = np.concatenate([positive, -positive, np.float32([np.inf, -np.inf, np.nan, tiny, *edges])])
+    got = _run([op], np.float32, x)[0]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        expected = reference(x.astype(np.float64)).astype(np.float32)
     assert _max_ulp(got, expected, x) <= 1
-    tiny = np.abs(x) < 2.0 ** -12  # returned as they are: -0 and subnormals too
-    assert np.array_equal(got[tiny].view(np.uint32), x[tiny].view(np.uint32))
-    assert np.isnan(got[np.isnan(x)]).all()
+    small = np.abs(x) < tiny  # returned as they are: -0 and subnormals too
+    assert np.array_equal(got[small].view(np.uint32), x[small].view(np.uint32))
+    assert np.array_equal(np.isnan(got), np.isnan(expected))
+    assert np.array_equal(got[np.isinf(expected)], expected[np.isinf(expected)])
 
 
 def test_f64_trig_near_multiples_of_pi_and_huge():

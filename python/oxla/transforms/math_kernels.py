@@ -144,6 +144,8 @@ POLYNOMIALS = {
             0.3999999999978097, 0.2857142867192999, 0.22222205037307613, 0.18183257548962678,
             0.15321323430022937, 0.14727794869646096,
         ),
+        # f32-ops: max relative error 1.7e-09
+        "f32-ops": (0.3998842239379883, 0.29622015357017517),
     },
     # cbrt(m) ~ P(m) on [1, 2]: the start of the Newton iterations
     "cbrt": {
@@ -706,6 +708,34 @@ def _log1p_specials(x: V, core: V) -> V:
     r = select(x.eq(-1.0), float("-inf"), core)
     r = select(x.lt(-1.0), float("nan"), r)
     return select(is_nan(x) | x.eq(float("inf")), x, r)
+
+
+# f32 bits of sqrt(2)/2: adding 1.0's bits minus these to a float's bits carries into its exponent
+# exactly where its mantissa reaches sqrt(2), so the exponent field then holds k of x = 2^k m with m in
+# [sqrt(2)/2, sqrt(2)).
+_HALF_SQRT2_BITS = 0x3F3504F3
+
+
+def log1p_f32_ops(x: V) -> V:
+    """log1p of an f32 in f32 arithmetic: within an ulp of the correctly rounded result for every f32
+    (tools/check_math_kernels.py checks them all).
+
+    u = 1 + x rounded and its rounding error e (exact, two_sum); u = 2^k m with m in [sqrt(2)/2,
+    sqrt(2)) from u's bits, f = m - 1 (exact) and s = f / (2 + f); then log1p x = k ln2 + f - f^2/2 +
+    s (f^2/2 + R) + e / u, with R = 2s^2/3 + s^4 P(s^2), so that s's rounding only touches the small
+    terms. Below 2^-24 the sum is x itself (and -0 stays -0).
+    """
+    ok = x.gt(-1.0) & is_finite(x)
+    u = two_sum(x._other(1.0), select(ok, x, 0.0))
+    shifted = bitcast(u.hi, "i32") + (0x3F800000 - _HALF_SQRT2_BITS)
+    k = convert((shifted >> 23) - 127, "f32")
+    f = bitcast((shifted & 0x007FFFFF) + _HALF_SQRT2_BITS, "f32") - 1.0
+    s = f / (f + 2.0)
+    z = s * s
+    r = z * (z * horner(z, F32_OPS.poly("log")) + C["TWO_THIRDS"][0])
+    half_square = f * f * 0.5
+    core = k * C["LN2_F32"][0] + (f - (half_square - (s * (half_square + r) + (k * C["LN2_F32"][1] + u.lo / u.hi))))
+    return _log1p_specials(x, select(x.eq(0.0), x, core))
 
 
 # -- tanh, cbrt -----------------------------------------------------------------------------

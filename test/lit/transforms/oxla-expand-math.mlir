@@ -82,6 +82,28 @@ func.func @tanh_f32_and_bf16(%x: tensor<8xf32>, %y: tensor<8xbf16>) -> (tensor<8
 
 // -----
 
+// So does f32 log1p; f16 log1p widens to f32 and rounds once.
+// CHECK-LABEL: func.func @log1p_f32_and_f16
+// CHECK:         "stablehlo.map"
+// CHECK-NEXT:    ^bb0(%{{.*}}: tensor<f32>):
+// CHECK-NOT:       f64
+// CHECK:           stablehlo.bitcast_convert %{{.*}} : (tensor<f32>) -> tensor<i32>
+// CHECK-NOT:       f64
+// CHECK:           stablehlo.return %{{.*}} : tensor<f32>
+// CHECK:         "stablehlo.map"
+// CHECK-NEXT:    ^bb0(%[[H:.*]]: tensor<f16>):
+// CHECK-NEXT:      stablehlo.convert %[[H]] : (tensor<f16>) -> tensor<f32>
+// CHECK-NOT:       f64
+// CHECK:           %[[R:.*]] = stablehlo.convert %{{.*}} : (tensor<f32>) -> tensor<f16>
+// CHECK-NEXT:      stablehlo.return %[[R]]
+func.func @log1p_f32_and_f16(%x: tensor<8xf32>, %y: tensor<8xf16>) -> (tensor<8xf32>, tensor<8xf16>) {
+  %0 = stablehlo.log_plus_one %x : tensor<8xf32>
+  %1 = stablehlo.log_plus_one %y : tensor<8xf16>
+  return %0, %1 : tensor<8xf32>, tensor<8xf16>
+}
+
+// -----
+
 // Two operands map together; dynamic shapes need nothing special.
 // CHECK-LABEL: func.func @atan2_and_pow_dynamic
 // CHECK:         "stablehlo.map"(%arg0, %arg1) <{dimensions = array<i64: 0, 1>}>
