@@ -23,7 +23,7 @@ if __package__ in (None, ""):
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "python"))
 
 # op -> numpy's f64 function, for the ops with an f32-arithmetic kernel.
-REFERENCES = {"stablehlo.tanh": np.tanh, "stablehlo.log_plus_one": np.log1p}
+REFERENCES = {"stablehlo.tanh": np.tanh, "stablehlo.log_plus_one": np.log1p, "stablehlo.exponential_minus_one": np.expm1}
 CHUNK = 1 << 22
 
 

@@ -106,7 +106,7 @@ def _inputs(seed, n, scale):
 TYPES = {np.float64: (1e300, 1), np.float32: (1e30, 1), np.float16: (6e4, 0), ml_dtypes.bfloat16: (1e30, 0)}
 # Ops whose 32-bit and narrower kernels compute in f32 (math.Expansion.f32_ops): the f32 result is within an
 # ulp, so a 16-bit one, rounded from it, may be one ulp off too.
-IN_F32 = {"stablehlo.tanh", "stablehlo.log_plus_one"}
+IN_F32 = {"stablehlo.tanh", "stablehlo.log_plus_one", "stablehlo.exponential_minus_one"}
 
 
 @pytest.mark.parametrize("dtype", list(TYPES), ids=lambda d: np.dtype(d).name)
@@ -128,13 +128,15 @@ def test_unary_within_an_ulp(dtype):
 @pytest.mark.parametrize("op, reference, edges, tiny", [
     ("stablehlo.tanh", np.tanh, [9.5, 0.625], 2.0 ** -12),
     ("stablehlo.log_plus_one", np.log1p, [-1.0, -0.2928932, 0.4142135, 2.0 ** 24, 3.4e38], 2.0 ** -24),
-], ids=["tanh", "log1p"])
+    ("stablehlo.exponential_minus_one", np.expm1, [-17.3, -18.0, 0.3465736, 16.6, 17.4, 88.37, 88.72, 88.73],
+     2.0 ** -25),
+], ids=["tanh", "log1p", "expm1"])
 def test_f32_kernels_within_an_ulp_across_the_range(op, reference, edges, tiny):
     # Every 2039th f32 bit pattern of each sign (tools/check_math_kernels.py checks every one).
     positive = np.arange(0, 0x7F800000, 2039, dtype=np.uint32).view(np.float32)
     x = np.concatenate([positive, -positive, np.float32([np.inf, -np.inf, np.nan, tiny, *edges])])
     got = _run([op], np.float32, x)[0]
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         expected = reference(x.astype(np.float64)).astype(np.float32)
     assert _max_ulp(got, expected, x) <= 1
     small = np.abs(x) < tiny  # returned as they are: -0 and subnormals too

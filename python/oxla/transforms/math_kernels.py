@@ -642,6 +642,38 @@ def expm1(x: V, tier: Tier) -> V:
     return select(x.eq(0.0) | is_nan(x), x, expm1_dd(x, tier).value())
 
 
+# 1.5 * 2^23: adding it to an f32 of magnitude below 2^22 rounds that to an integer (its ulp is 1), which the
+# sum's low bits then hold too: IREE expands round_nearest_even into twenty integer ops.
+_ROUNDER_F32 = 12582912.0
+_ROUNDER_F32_BITS = 0x4B400000
+
+
+def expm1_f32_ops(x: V) -> V:
+    """expm1 of an f32 in f32 arithmetic: within an ulp of the correctly rounded result for every f32
+    (tools/check_math_kernels.py checks them all).
+
+    x = k ln2 + r with |r| <= ln2/2 kept as a pair (r_hi, r_lo), p = expm1(r) = r + r^2/2 + r^3 P(r) as a
+    pair, then expm1 x = (2^k - 1) + 2^k p with both sums exact (two_sum) and the low parts added last;
+    for k = 128 (x past 88.38) 2^127 (1 + p) 2, which overflows where the result does. x clamped to
+    [-18, 88.8] (-1 below, +inf above); x itself below 2^-25 (-0 and subnormals kept).
+    """
+    a = clamp(x, -18.0, 88.8)
+    shifted = a * C["LOG2E"] + _ROUNDER_F32
+    k = shifted - _ROUNDER_F32
+    half_scale = bitcast((bitcast(shifted, "i32") - (_ROUNDER_F32_BITS - 126)) << 23, "f32")  # 2^(k-1)
+    r = two_sum(a - k * C["LN2_F32"][0], -(k * C["LN2_F32"][1]))
+    half_square = r.hi * r.hi * 0.5
+    p = two_sum(r.hi, half_square)
+    p_lo = p.lo + (r.lo * (1.0 + r.hi) + r.hi * half_square * 2.0 * horner(r.hi, F32_OPS.poly("expm1")))
+    scale = half_scale * 2.0
+    minus_one = two_sum(scale, x._other(-1.0))
+    total = two_sum(minus_one.hi, scale * p.hi)
+    core = total.hi + (total.lo + (minus_one.lo + scale * p_lo))
+    huge = ((p.hi + p_lo) + 1.0) * half_scale * 2.0
+    result = select(k.ge(128.0), huge, core)
+    return select(fabs(x).lt(2.0 ** -25) | is_nan(x), x, result)
+
+
 # -- log, log1p -------------------------------------------------------------------------------
 
 
@@ -761,11 +793,9 @@ def tanh_f32_ops(x: V) -> V:
     z = a * a
     small = a + a * z * horner(z, F32_OPS.poly("tanh"))
     twice = minimum(a, 9.5) * 2.0
-    # k = round(twice / ln 2) by adding 1.5 * 2^23 (its ulp is 1), which leaves k in the low bits too:
-    # IREE expands round_nearest_even into twenty integer ops.
-    shifted = twice * C["LOG2E"] + 12582912.0
-    k = shifted - 12582912.0
-    scale = bitcast((bitcast(shifted, "i32") - 0x4B400000 + 127) << 23, "f32")
+    shifted = twice * C["LOG2E"] + _ROUNDER_F32  # k = round(twice / ln 2), also in the low bits
+    k = shifted - _ROUNDER_F32
+    scale = bitcast((bitcast(shifted, "i32") - (_ROUNDER_F32_BITS - 127)) << 23, "f32")
     r = (twice - k * C["LN2_F32"][0]) - k * C["LN2_F32"][1]
     expm1_r = r + r * r * 0.5 + r * r * r * horner(r, F32_OPS.poly("expm1"))
     large = 1.0 - 2.0 / ((expm1_r + 1.0) * scale + 1.0)

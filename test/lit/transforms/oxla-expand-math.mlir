@@ -104,6 +104,21 @@ func.func @log1p_f32_and_f16(%x: tensor<8xf32>, %y: tensor<8xf16>) -> (tensor<8x
 
 // -----
 
+// And f32 expm1.
+// CHECK-LABEL: func.func @expm1_f32
+// CHECK:         "stablehlo.map"
+// CHECK-NEXT:    ^bb0(%{{.*}}: tensor<f32>):
+// CHECK-NOT:       f64
+// CHECK:           stablehlo.shift_left %{{.*}} : tensor<i32>
+// CHECK-NOT:       f64
+// CHECK:           stablehlo.return %{{.*}} : tensor<f32>
+func.func @expm1_f32(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %0 = stablehlo.exponential_minus_one %x : tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
 // Two operands map together; dynamic shapes need nothing special.
 // CHECK-LABEL: func.func @atan2_and_pow_dynamic
 // CHECK:         "stablehlo.map"(%arg0, %arg1) <{dimensions = array<i64: 0, 1>}>
