@@ -837,6 +837,22 @@ def test_avx2_elementwise_math_steps_two_vectors_and_stays_exact():
     np.testing.assert_allclose(got, np.tanh(1.5 * x.astype(np.float64)) * s + np.exp(s), rtol=2e-6)
 
 
+_LONG_ARITHMETIC = _elementwise("""  %y = stablehlo.exponential_minus_one %x : {t}""")  # oxla's f32 kernel: adds, multiplies, bits
+
+
+def test_avx2_long_arithmetic_steps_two_vectors_and_stays_exact():
+    avx2, raw, wide = _steps_on_each_cpu(_LONG_ARITHMETIC)
+    assert avx2 == ["vector_common_parallel = [16]"]
+    assert raw == ["vector_common_parallel = [8]"]
+    assert wide == ["vector_common_parallel = [16]"]
+    x = np.random.default_rng(20).standard_normal((64, 4096)).astype(np.float32) * 8
+    got = np.asarray(runtime.load(compile(_LONG_ARITHMETIC, cpu=AVX2)).main(x))
+    iree = np.asarray(runtime.load(compile(_LONG_ARITHMETIC, cpu=AVX2,
+                                           disable_passes=["oxla-llvmcpu-elementwise-steps"])).main(x))
+    np.testing.assert_array_equal(got, iree)
+    np.testing.assert_allclose(got, np.expm1(x.astype(np.float64)), rtol=2e-7)
+
+
 _ROW_GATHER = """func.func @main(%table: tensor<1000x256xf32>, %ids: tensor<512xi32>) -> tensor<512x256xf32> {
   %i = stablehlo.reshape %ids : (tensor<512xi32>) -> tensor<512x1xi32>
   %y = "stablehlo.gather"(%table, %i) {dimension_numbers = #stablehlo.gather<offset_dims = [1],
