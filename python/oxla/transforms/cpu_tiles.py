@@ -230,7 +230,7 @@ def chunked_outer_reduction_config(iterators: list[str], extents: list[int], inn
               "cache_reduction": [CHUNK_ROWS if d == reductions[0] else 0 for d in range(len(iterators))],
               "vector_common_parallel": [step if d == inner else k for d, k in enumerate(kept)],
               "vector_reduction": [1 if it == "reduction" else 0 for it in iterators]}
-    return _config(levels)
+    return lowering_config_text(levels)
 
 
 def _loop_extents(op) -> list[int]:
@@ -317,7 +317,7 @@ def _outer_config(iterators: list[str], extents: list[int], inner: int, size: in
     width = min(size, registers * vector_bytes // element)
     strip = [width if d == inner else (1 if it == "parallel" else 0) for d, it in enumerate(iterators)]
     reduction = [1 if it == "reduction" else 0 for it in iterators]
-    return _config({"distribution": strip, "vector_common_parallel": strip, "vector_reduction": reduction})
+    return lowering_config_text({"distribution": strip, "vector_common_parallel": strip, "vector_reduction": reduction})
 
 
 def _compilation_info(config: str):
@@ -452,7 +452,7 @@ def gemv_config(gemv: Gemv, vector_bytes: int, registers: int) -> str | None:
     if inner != gemv.reduced or extents[inner] % width:
         return None
     batch = [1 if it == _PAR else 0 for it in iterators]
-    return _config({"distribution": [GEMV_ROWS if d == gemv.rows else b for d, b in enumerate(batch)],
+    return lowering_config_text({"distribution": [GEMV_ROWS if d == gemv.rows else b for d, b in enumerate(batch)],
                     "vector_common_parallel": batch,
                     "vector_reduction": [width if d == inner else 0 for d in range(len(iterators))]})
 
@@ -471,13 +471,13 @@ def _queries_config(gemv: Gemv, vector_bytes: int, registers: int) -> str | None
         if extents[inner] % width:
             return None
         distribution = [count if d == queries else GEMV_ROWS if d == gemv.rows else b for d, b in enumerate(batch)]
-        return _config({"distribution": distribution, "vector_common_parallel": batch,
+        return lowering_config_text({"distribution": distribution, "vector_common_parallel": batch,
                         "vector_reduction": [width if d == inner else 0 for d in range(len(iterators))]})
     step = min(registers // 2 // count * lanes, extents[inner])
     if inner != gemv.rows or step < lanes or extents[inner] % step:
         return None
     common = [count if d == queries else step if d == inner else b for d, b in enumerate(batch)]
-    return _config({"distribution": [extents[inner] if d == inner else c for d, c in enumerate(common)],
+    return lowering_config_text({"distribution": [extents[inner] if d == inner else c for d, c in enumerate(common)],
                     "vector_common_parallel": common,
                     "vector_reduction": [1 if it == _RED else 0 for it in iterators]})
 
@@ -583,26 +583,26 @@ _LEVEL = r"(\w+) = \[([-\d, ]*)\]"
 _CONFIG = re.compile(rf"#iree_cpu\.lowering_config<{_LEVEL}(?:, {_LEVEL})*>")
 
 
-def _levels(config: str) -> dict[str, list[int]] | None:
+def tiling_levels(config: str) -> dict[str, list[int]] | None:
     """The tiling levels of a #iree_cpu.lowering_config; None for anything but plain integer levels."""
     if not _CONFIG.fullmatch(config):
         return None
     return {name: [int(v) for v in values.split(",")] for name, values in re.findall(_LEVEL, config)}
 
 
-def _config(levels: dict[str, list[int]]) -> str:
+def lowering_config_text(levels: dict[str, list[int]]) -> str:
     """The #iree_cpu.lowering_config text of `levels`."""
     return "#iree_cpu.lowering_config<" + ", ".join(f"{name} = {values}" for name, values in levels.items()) + ">"
 
 
 def capped_inner_config(config: str, lanes: int) -> str | None:
     """`config` with vector_inner_parallel sizes above `lanes` (and multiples of it) cut to `lanes`, else None."""
-    levels = _levels(config)
+    levels = tiling_levels(config)
     inner = levels.get("vector_inner_parallel") if levels else None
     if not inner or not any(n > lanes and n % lanes == 0 for n in inner):
         return None
     levels["vector_inner_parallel"] = [lanes if n > lanes and n % lanes == 0 else n for n in inner]
-    return _config(levels)
+    return lowering_config_text(levels)
 
 
 def pack_vector_config(config: str, tile_elements: int, budget: int) -> str | None:
@@ -614,7 +614,7 @@ def pack_vector_config(config: str, tile_elements: int, budget: int) -> str | No
     the common level leaves whole (0) and the inner level steps by 1 is stepped by 1 at the common
     level instead; the inner level goes when nothing is left in it.
     """
-    levels = _levels(config)
+    levels = tiling_levels(config)
     inner = levels.get("vector_inner_parallel") if levels else None
     common = levels.get("vector_common_parallel") if levels else None
     if inner is None or common is None or len(inner) != len(common):
@@ -626,7 +626,7 @@ def pack_vector_config(config: str, tile_elements: int, budget: int) -> str | No
             common[i], inner[i] = 1, 0
     if not any(inner):
         del levels["vector_inner_parallel"]
-    folded = _config(levels)
+    folded = lowering_config_text(levels)
     return folded if folded != config else None
 
 
@@ -635,7 +635,7 @@ def bounded_pack_config(config: str, tile_elements: int, outer: list[int], budge
     steps of at most `budget` elements, also on dimensions the common level leaves whole and that
     hold more; None when nothing changes. Unlike pack_vector_config it folds nothing into the
     common level."""
-    levels = _levels(config)
+    levels = tiling_levels(config)
     common = levels.get("vector_common_parallel") if levels else None
     if common is None or len(common) != len(outer):
         return None
@@ -648,7 +648,7 @@ def bounded_pack_config(config: str, tile_elements: int, outer: list[int], budge
     if steps == inner:
         return None
     levels["vector_inner_parallel"] = steps
-    return _config(levels)
+    return lowering_config_text(levels)
 
 
 def _lanes(func) -> int:
@@ -663,7 +663,7 @@ def variant_target(op) -> str:
     return str(op.attributes["target"]) if op is not None else ""
 
 
-def _configured_ops_by_function(module) -> list[tuple[object, list]]:
+def configured_ops_by_function(module) -> list[tuple[object, list]]:
     """Each func.func of the module with its ops that carry a lowering_config, in order."""
     funcs = []
     ir.walk(module, lambda op: funcs.append(op) if op.name == "func.func" else None)
@@ -675,7 +675,7 @@ def _configured_ops_by_function(module) -> list[tuple[object, list]]:
     return found
 
 
-def _set(op, config: str | None) -> None:
+def set_lowering_config(op, config: str | None) -> None:
     """Replaces op's lowering_config with `config` when there is one."""
     if config is not None:
         op.attributes["lowering_config"] = ir.Attribute.parse(config, context=ir.context())
@@ -695,12 +695,12 @@ def column_tile_rows(op) -> int:
 
 def row_of_tiles_config(config: str, rows: int) -> str | None:
     """`config` (a 2-D root's) with workgroups of `rows` rows where they hold a larger multiple, else None."""
-    levels = _levels(config)
+    levels = tiling_levels(config)
     distribution = levels.get("distribution") if levels else None
     if not distribution or len(distribution) != 2 or distribution[0] <= rows or distribution[0] % rows:
         return None
     distribution[0] = rows
-    return _config(levels)
+    return lowering_config_text(levels)
 
 
 def _column_pack_last(configured) -> None:
@@ -720,7 +720,7 @@ def _column_pack_last(configured) -> None:
     config = row_of_tiles_config(str(roots[0].attributes["lowering_config"]), rows) if rows else None
     if config is None or _used_before(column, other):
         return
-    _set(roots[0], config)
+    set_lowering_config(roots[0], config)
     column.operation.move_after(other.operation)
 
 
@@ -752,7 +752,7 @@ class PackVectorTiles(Pass):
         it then rejects as too large; folding the one-tile step made it do the same. There the packs
         keep inner steps, one tile where IREE left a dimension whole (bounded_pack_config), and a
         column pack goes last (_column_pack_last)."""
-        for func, configured in _configured_ops_by_function(module):
+        for func, configured in configured_ops_by_function(module):
             if not any(op.name == "linalg.pack" for op in configured):
                 continue
             lanes = _lanes(func)
@@ -761,25 +761,25 @@ class PackVectorTiles(Pass):
             for op in configured:
                 config = str(op.attributes["lowering_config"])
                 if op.name != "linalg.pack":
-                    _set(op, capped_inner_config(config, lanes))
+                    set_lowering_config(op, capped_inner_config(config, lanes))
                     continue
                 tiles = list(ir.DenseI64ArrayAttr(op.attributes["static_inner_tiles"]))
                 if lanes >= _AVX512_LANES:
-                    _set(op, pack_vector_config(config, math.prod(tiles), lanes * lanes))
+                    set_lowering_config(op, pack_vector_config(config, math.prod(tiles), lanes * lanes))
                 else:
                     outer = list(op.results[0].type.shape)[:-len(tiles)]
-                    _set(op, bounded_pack_config(config, math.prod(tiles), outer, lanes * lanes))
+                    set_lowering_config(op, bounded_pack_config(config, math.prod(tiles), outer, lanes * lanes))
 
 
 def panel_config(config: str, distribution: list[int]) -> str | None:
     """`config` (a 2-D pack's lowering config) with `distribution` as its workgroup level; None when
     it has no two-level distribution or already has that one."""
-    levels = _levels(config)
+    levels = tiling_levels(config)
     current = levels.get("distribution") if levels else None
     if current is None or len(current) != 2 or len(distribution) != 2:
         return None
     levels["distribution"] = list(distribution)
-    panels = _config(levels)
+    panels = lowering_config_text(levels)
     return panels if panels != config else None
 
 
@@ -820,10 +820,10 @@ class PackPanels(Pass):
 
     def run(self, module) -> None:
         """Rewrites the distribution of each function whose only configured op is such a pack."""
-        for _, configured in _configured_ops_by_function(module):
+        for _, configured in configured_ops_by_function(module):
             blocks = row_block_distribution(configured[0]) if len(configured) == 1 else None
             if blocks is not None and blocks[1] >= self.min_workgroups:
-                _set(configured[0], panel_config(str(configured[0].attributes["lowering_config"]), blocks[0]))
+                set_lowering_config(configured[0], panel_config(str(configured[0].attributes["lowering_config"]), blocks[0]))
 
 
 # Most tiles per workgroup the pass lets an mmt4d have: IREE then unpacks the workgroup's result as one
@@ -846,7 +846,7 @@ def register_tile_config(config: str, lanes: int, column_tiles: int,
     A workgroup holding an odd number of column tiles gets twice as many when they divide the total;
     None when the workgroup's tiles would then exceed `max_tiles`.
     """
-    levels = _levels(config)
+    levels = tiling_levels(config)
     if levels is None or levels.get("vector_common_parallel") != [1, 1, 0, lanes, lanes, 0] or lanes % 2:
         return None
     distribution = levels.get("distribution")
@@ -857,7 +857,7 @@ def register_tile_config(config: str, lanes: int, column_tiles: int,
     if column_tiles % distribution[1] or distribution[0] * distribution[1] > max_tiles:
         return None
     levels["vector_common_parallel"] = [1, 2, 0, lanes // 2, lanes, 0]
-    return _config(levels)
+    return lowering_config_text(levels)
 
 
 def _large_f32_mmt4d(op) -> bool:
@@ -884,13 +884,13 @@ class Mmt4dRegisterTiles(Pass):
         for func, mmt4d, fused in _plain_f32_matmuls(module):
             columns = ir.RankedTensorType(mmt4d.operands[1].type).shape[0]
             most = MAX_FUSED_TILES if fused else MAX_WORKGROUP_TILES
-            _set(mmt4d, register_tile_config(str(mmt4d.attributes["lowering_config"]), _lanes(func), columns, most))
+            set_lowering_config(mmt4d, register_tile_config(str(mmt4d.attributes["lowering_config"]), _lanes(func), columns, most))
 
 
 def _plain_f32_matmuls(module):
     """(function, mmt4d, whether element-wise consumers share the dispatch) for each matmul dispatch of
     one large f32 mmt4d with its fill, unpack and element-wise consumers, built without microkernels."""
-    for func, configured in _configured_ops_by_function(module):
+    for func, configured in configured_ops_by_function(module):
         mmt4ds = [op for op in configured if op.name == "linalg.mmt4d"]
         if len(mmt4ds) != 1 or not all(_steps_with_mmt4d(op) for op in configured):
             continue
@@ -916,7 +916,7 @@ def row_block_config(config: str, row_tiles: int, column_tiles: int, tile_vector
     """`config` (an mmt4d's lowering config over `row_tiles` x `column_tiles` tiles of `tile_vectors`
     native vectors each) with the most row tiles per workgroup that divide `row_tiles`, keep the block
     within `max_vectors` and leave MIN_ROW_BLOCK_WORKGROUPS; None when that is no more than IREE's."""
-    levels = _levels(config)
+    levels = tiling_levels(config)
     distribution = levels.get("distribution") if levels else None
     if not distribution or len(distribution) != 6 or 0 in distribution[:2] or column_tiles % distribution[1]:
         return None
@@ -927,7 +927,7 @@ def row_block_config(config: str, row_tiles: int, column_tiles: int, tile_vector
     if not fitting:
         return None
     distribution[0] = max(fitting)
-    return _config(levels)
+    return lowering_config_text(levels)
 
 
 @register_pass
@@ -945,7 +945,7 @@ class Mmt4dRowBlocks(Pass):
                 continue
             most = MAX_FUSED_BLOCK_VECTORS if fused else MAX_BLOCK_VECTORS
             config = str(mmt4d.attributes["lowering_config"])
-            _set(mmt4d, row_block_config(config, lhs[0], rhs[0], lhs[2] * rhs[2] // _lanes(func), most))
+            set_lowering_config(mmt4d, row_block_config(config, lhs[0], rhs[0], lhs[2] * rhs[2] // _lanes(func), most))
 
 
 # Ops a matmul dispatch may hold besides its mmt4d for the pass to change the mmt4d's steps: IREE
@@ -978,7 +978,7 @@ def conv_register_config(config: str, lanes: int, channels: int) -> str | None:
     its feature step is narrower than a vector, or, under 16 lanes, one vector over twice
     CONV_STEP_PIXELS pixels or more (as many accumulators, more broadcasts: a ResNet stem's 7x7 over 3
     channels on AVX2), and its workgroup tile divides into those steps; else None."""
-    levels = _levels(config)
+    levels = tiling_levels(config)
     if not levels or any(len(levels.get(name, ())) != 7 for name in
                          ("distribution", "vector_common_parallel", "vector_reduction")):
         return None
@@ -993,7 +993,7 @@ def conv_register_config(config: str, lanes: int, channels: int) -> str | None:
     iree_step = levels["vector_reduction"][6]
     step = next((c for c in (CONV_STEP_CHANNELS, iree_step) if c > 0 and channels > 0 and channels % c == 0), 1)
     levels["vector_reduction"] = [0, 0, 0, 0, 1, 1, step]
-    return _config(levels)
+    return lowering_config_text(levels)
 
 
 @register_pass
@@ -1006,7 +1006,7 @@ class ConvRegisterTiles(Pass):
     def run(self, module) -> None:
         """Rewrites the steps of each f32 convolution compiled by IREE's ConvTileAndDecomposeExpert
         (conv_register_config)."""
-        for func, configured in _configured_ops_by_function(module):
+        for func, configured in configured_ops_by_function(module):
             info = func.attributes["translation_info"] if "translation_info" in func.attributes else None
             if info is None or "ConvTileAndDecomposeExpert" not in str(info):
                 continue
@@ -1014,7 +1014,7 @@ class ConvRegisterTiles(Pass):
                 if op.name == "linalg.generic" and loop_kinds(op) == _CONV_LOOPS and \
                         str(ir.ShapedType(op.results[0].type).element_type) == "f32":
                     channels = ir.ShapedType(op.operands[0].type).shape[-1]
-                    _set(op, conv_register_config(str(op.attributes["lowering_config"]), _lanes(func), channels))
+                    set_lowering_config(op, conv_register_config(str(op.attributes["lowering_config"]), _lanes(func), channels))
 
 
 ROW_STEP_VECTORS = 4  # vectors of one row per step (AVX2: 32 f32; 64 ran within noise of it)
@@ -1024,7 +1024,7 @@ def row_reduction_config(config: str, lanes: int, extent: int) -> str | None:
     """`config` (a [parallel, reduction] reduction's) stepping one row of ROW_STEP_VECTORS vectors of
     `lanes` where IREE steps several rows of one vector; None when it does not, or when the row of
     `extent` elements is no whole number of steps."""
-    levels = _levels(config)
+    levels = tiling_levels(config)
     if not levels or len(levels.get("vector_common_parallel", ())) != 2 or len(
             levels.get("vector_reduction", ())) != 2:
         return None
@@ -1033,19 +1033,19 @@ def row_reduction_config(config: str, lanes: int, extent: int) -> str | None:
         return None
     levels["vector_common_parallel"] = [1, 0]
     levels["vector_reduction"] = [0, width]
-    return _config(levels)
+    return lowering_config_text(levels)
 
 
 def whole_reduction_config(config: str, lanes: int, extent: int) -> str | None:
     """`config` (a [reduction] reduction's, to one value) stepping ROW_STEP_VECTORS vectors of `lanes`
     where IREE steps one, whose one accumulator made each step wait for the last; None when it does not,
     or when the `extent` elements are no whole number of steps."""
-    levels = _levels(config)
+    levels = tiling_levels(config)
     width = ROW_STEP_VECTORS * lanes
     if not levels or levels.get("vector_reduction") != [lanes] or extent % width:
         return None
     levels["vector_reduction"] = [width]
-    return _config(levels)
+    return lowering_config_text(levels)
 
 
 # The reductions RowReductionSteps steps: their loops and how.
@@ -1063,7 +1063,7 @@ class RowReductionSteps(Pass):
         """Rewrites the steps of the innermost reductions (of rows, or of everything to one value) of each
         dispatch of fills, such reductions and element-wise ops (row_reduction_config,
         whole_reduction_config): all of them, or none when one does not divide."""
-        for func, configured in _configured_ops_by_function(module):
+        for func, configured in configured_ops_by_function(module):
             lanes = _lanes(func)
             if lanes >= _AVX512_LANES or any(op.name not in ("linalg.generic", "linalg.fill") for op in configured):
                 continue
@@ -1076,7 +1076,7 @@ class RowReductionSteps(Pass):
                        for op in reductions]
             if None not in configs:
                 for op, config in zip(reductions, configs):
-                    _set(op, config)
+                    set_lowering_config(op, config)
 
 
 ELEMENTWISE_STEP_VECTORS = 2  # vectors per step of an element-wise dispatch on AVX2
@@ -1088,7 +1088,7 @@ GATHER_STEP_VECTORS = 4
 def elementwise_step_config(config: str, lanes: int, vectors: int = ELEMENTWISE_STEP_VECTORS) -> str | None:
     """`config` (an element-wise root's) stepping `vectors` vectors of `lanes` where IREE steps one; None
     when it does not, or when its workgroups hold no whole number of such steps."""
-    levels = _levels(config)
+    levels = tiling_levels(config)
     if not levels or set(levels) != {"distribution", "vector_common_parallel"}:
         return None
     common, distribution = levels["vector_common_parallel"], levels["distribution"]
@@ -1096,7 +1096,7 @@ def elementwise_step_config(config: str, lanes: int, vectors: int = ELEMENTWISE_
     if len(common) != len(distribution) or common[-1] != lanes or distribution[-1] <= 0 or distribution[-1] % width:
         return None
     common[-1] = width
-    return _config(levels)
+    return lowering_config_text(levels)
 
 
 # Fewest workgroups whole_vector_config leaves a dispatch (where IREE's tiles gave it more).
@@ -1126,7 +1126,7 @@ def _whole_step(extent: int, step: int) -> int:
 def _element_levels(config: str, extents: list[int]) -> dict[str, list[int]] | None:
     """The levels of an element-wise root's `config` over loops of `extents`, when it has just a
     distribution and a vector step, and tiles its innermost loop at both."""
-    levels = _levels(config)
+    levels = tiling_levels(config)
     if not levels or set(levels) != {"distribution", "vector_common_parallel"}:
         return None
     distribution, common = levels["distribution"], levels["vector_common_parallel"]
@@ -1158,7 +1158,7 @@ def whole_row_config(config: str, extents: list[int], element_bytes: int) -> str
     while _workgroups(extents, distribution) < fewest and distribution[rows] % 2 == 0 \
             and distribution[rows] // 2 >= max(common[rows], 1):
         distribution[rows] //= 2
-    return _config(levels)
+    return lowering_config_text(levels)
 
 
 def whole_vector_config(config: str, extents: list[int]) -> str | None:
@@ -1179,7 +1179,7 @@ def whole_vector_config(config: str, extents: list[int]) -> str | None:
     for width in range(extents[-1], 0, -step):
         if extents[-1] % width == 0 and _workgroups(extents, distribution[:-1] + [width]) >= fewest:
             distribution[-1], common[-1] = width, step
-            return _config(levels)
+            return lowering_config_text(levels)
     return None
 
 
@@ -1221,12 +1221,12 @@ class WholeVectorWorkgroups(Pass):
         2 done element by element; and a bias added to rows of 512 in strips of 64. Rewrites the tiles
         of each dispatch that is one such op: whole rows where its inputs read in order
         (whole_row_config), else whole vector steps (whole_vector_config)."""
-        for _, configured in _configured_ops_by_function(module):
+        for _, configured in configured_ops_by_function(module):
             if len(configured) == 1 and _elementwise(configured[0], buffers=True):
                 op = configured[0]
                 config, extents = str(op.attributes["lowering_config"]), _loop_extents(op)
                 rows = whole_row_config(config, extents, _result_bytes(op)) if _reads_in_order(op) else None
-                _set(op, rows or whole_vector_config(config, extents))
+                set_lowering_config(op, rows or whole_vector_config(config, extents))
 
 
 def transposed_step_config(config: str, inner_loop: int, lanes: int) -> str | None:
@@ -1234,7 +1234,7 @@ def transposed_step_config(config: str, inner_loop: int, lanes: int) -> str | No
     inputs has loop `inner_loop` innermost) stepping blocks of `lanes` x `lanes` over those two loops,
     as IREE steps a plain transpose; None when it does already, or when its workgroups hold no whole
     number of such blocks."""
-    levels = _levels(config)
+    levels = tiling_levels(config)
     if not levels or set(levels) != {"distribution", "vector_common_parallel"}:
         return None
     distribution, common = levels["distribution"], levels["vector_common_parallel"]
@@ -1246,7 +1246,7 @@ def transposed_step_config(config: str, inner_loop: int, lanes: int) -> str | No
     if common[inner_loop] == common[last] == lanes:
         return None
     common[inner_loop] = common[last] = lanes
-    return _config(levels)
+    return lowering_config_text(levels)
 
 
 def _transposed_inner_loop(op) -> int | None:
@@ -1279,12 +1279,12 @@ class TransposeSteps(Pass):
         registers, but an element-wise op with a transposed operand (`x + y.T`) by one row of 8, which
         reads that operand one element at a time, 8 KiB apart. Rewrites the steps of each dispatch
         that is one such op (transposed_step_config)."""
-        for func, configured in _configured_ops_by_function(module):
+        for func, configured in configured_ops_by_function(module):
             if len(configured) == 1 and _elementwise(configured[0]):
                 op = configured[0]
                 inner = _transposed_inner_loop(op)
                 if inner is not None:
-                    _set(op, transposed_step_config(str(op.attributes["lowering_config"]), inner, _lanes(func)))
+                    set_lowering_config(op, transposed_step_config(str(op.attributes["lowering_config"]), inner, _lanes(func)))
 
 
 # Math ops that cost no more than an add; every other math op, and a division, is a long chain of
@@ -1352,7 +1352,7 @@ class ElementwiseSteps(Pass):
         """Rewrites the steps of each dispatch that is one all-parallel linalg.generic doing math or
         division, gathering along rows (_gathers_along_rows) or long arithmetic, per _step_vectors and
         elementwise_step_config; loads and stores bound the rest either way."""
-        for func, configured in _configured_ops_by_function(module):
+        for func, configured in configured_ops_by_function(module):
             lanes = _lanes(func)
             if lanes >= _AVX512_LANES or len(configured) != 1 or configured[0].name != "linalg.generic":
                 continue
@@ -1361,4 +1361,4 @@ class ElementwiseSteps(Pass):
                 continue
             vectors = _step_vectors(op)
             if vectors is not None:
-                _set(op, elementwise_step_config(str(op.attributes["lowering_config"]), lanes, vectors))
+                set_lowering_config(op, elementwise_step_config(str(op.attributes["lowering_config"]), lanes, vectors))
