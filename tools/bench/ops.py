@@ -211,6 +211,11 @@ def _even_minus_odd(x):
     return x[:, ::2] - x[:, 1::2]
 
 
+def _reversed_rows(x):
+    """x[:, ::-1]: each row from its end (stablehlo.reverse of the innermost dimension)."""
+    return x[:, ::-1]
+
+
 def _rotate_halves(x, cos, sin):
     """Rotary embeddings over the two halves of each head's lanes: (a c - b s, b c + a s), concatenated."""
     import jax.numpy as jnp
@@ -338,6 +343,7 @@ OPS = {
                       lambda: [_normal(60, 4096, 1024)], 0.0),
     "reflect_pad": ("jnp.pad(mode='reflect') of f32[8,56,56,64] by 3 in H and W", lambda: _reflect_pad,
                     lambda: [_normal(43, 8, 56, 56, 64)], 0.0),
+    "reversed_rows": ("x[:, ::-1] of f32[4096,1024]", lambda: _reversed_rows, lambda: [_normal(69, 4096, 1024)], 0.0),
 }
 
 

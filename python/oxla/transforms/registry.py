@@ -62,6 +62,7 @@ BUILTIN_PASS_MODULES = (
     "oxla.transforms.cpu_kernels",
     "oxla.transforms.tiny_matmuls",
     "oxla.transforms.strided_slices",
+    "oxla.transforms.reversed_rows",
     "oxla.transforms.rounding",
     "oxla.transforms.gathers",
     "oxla.transforms.materialize",

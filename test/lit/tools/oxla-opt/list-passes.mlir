@@ -53,6 +53,7 @@
 // CHECK-NEXT:       min-workgroups=<int> (default 4) - leave packs that would get fewer workgroups than this to IREE (too few to share)
 // CHECK-NEXT:   --oxla-llvmcpu-pack-vector-tiles{{ +}}- Keeps the vector steps of data-tiling dispatches within native vectors (4096-lane ones compile for seconds).
 // CHECK-NEXT:   --oxla-llvmcpu-phase-convolutions{{ +}}- Runs input-dilated (transposed) convolutions as one convolution per output phase, without the zeros.
+// CHECK-NEXT:   --oxla-llvmcpu-reversed-row-loops{{ +}}- Leaves dispatches that read rows backwards to LLVM's loop vectorizer: scalar innermost steps, marked.
 // CHECK-NEXT:   --oxla-llvmcpu-round-even-arithmetic{{ +}}- Rounds f32 and f64 half to even by adding and subtracting 2^p instead of IREE's work on the bits.
 // CHECK-NEXT:   --oxla-llvmcpu-row-major-gemvs{{ +}}- Computes x @ W^T for one row x and a run-time W [N, K] as W @ x, which IREE does not transpose W for.
 // CHECK-NEXT:   --oxla-llvmcpu-row-reduction-steps{{ +}}- Steps row reductions one row of four vectors at a time on CPUs under 16 lanes (AVX2).
@@ -66,6 +67,7 @@
 // CHECK-NEXT:   --oxla-llvmcpu-unfold-strip-convolutions{{ +}}- Runs NHWC convolutions with 7x1, 1x7-like kernels as a matmul over the input's taps side by side.
 // CHECK-NEXT:   --oxla-llvmcpu-unroll-tiny-batch-matmuls{{ +}}- Writes batched matmuls of tiny matrices as element-wise products summed (IREE pads them into tiles).
 // CHECK-NEXT:   --oxla-llvmcpu-vector-scatter-rows{{ +}}- Runs row scatters (a scatter-add of rows, a segment sum) as a loop that reads each row as vectors.
+// CHECK-NEXT:   --oxla-llvmcpu-vectorize-marked-loops{{ +}}- Asks LLVM to vectorize the innermost loops of the functions oxla-llvmcpu-reversed-row-loops marked.
 // CHECK-NEXT:   --oxla-llvmcpu-whole-vector-workgroups{{ +}}- Gives element-wise dispatches workgroups of whole rows, or at least whole vector steps.
 // CHECK-NEXT:   --oxla-llvmcpu-widen-1d-convolutions{{ +}}- Runs 1-D convolutions as 2-D ones over a unit height, which IREE vectorizes.
 // CHECK-NEXT:   --oxla-llvmcpu-widen-half-contractions{{ +}}- bf16 and f16 matmuls and convolutions sum in f32, over f32 operands where the x86-64 CPU lacks the type's.
