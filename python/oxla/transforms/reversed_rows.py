@@ -3,7 +3,7 @@
 IREE lowers `stablehlo.reverse` along the innermost dimension (`x[:, ::-1]`,
 `jnp.flip(x, -1)`) to a generic that extracts x[i, n - 1 - j], and its
 vectorizer reads such a row as a gather, one element at a time
-(f32[4096,1024] on an AVX2 Zen 3: 3.1-4.7 ms; XLA 1.3 ms). LLVM's loop
+(f32[4096,1024] on an AVX2 Zen 3: 4.0-4.4 ms; XLA 1.3-1.8 ms). LLVM's loop
 vectorizer reads a row backwards as whole vectors and reverses them in
 registers, but IREE runs it only on loops whose metadata asks for it.
 
@@ -13,7 +13,7 @@ along its innermost loop scalar innermost steps (IREE's vectorizer then
 leaves that loop to LLVM) and marks its function. oxla-llvmcpu-vectorize-
 marked-loops, after `executable-targets` (LLVM dialect), asks LLVM to
 vectorize the innermost loops of marked functions (`llvm.loop.vectorize.
-enable`) and drops the mark. The same f32[4096,1024]: 1.6-2.1 ms, the same
+enable`) and drops the mark. The same f32[4096,1024]: 1.75-1.87 ms, the same
 bytes (docs/performance.md).
 """
 
