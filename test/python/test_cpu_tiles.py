@@ -133,6 +133,12 @@ def test_avx2_column_sums_add_chunks_of_rows_in_half_register_file_steps():
     (["parallel", "reduction"], [192, 32], 0, 64,
      "#iree_cpu.lowering_config<distribution = [192, 0], cache_reduction = [0, 16], "
      "vector_common_parallel = [64, 0], vector_reduction = [0, 1]>"),
+    (["parallel", "reduction"], [4096, 4096], 0, 64,  # wide: 16 steps, while two workgroups are left
+     "#iree_cpu.lowering_config<distribution = [1024, 0], cache_reduction = [0, 16], "
+     "vector_common_parallel = [64, 0], vector_reduction = [0, 1]>"),
+    (["parallel", "reduction"], [2048, 64], 0, 64,
+     "#iree_cpu.lowering_config<distribution = [1024, 0], cache_reduction = [0, 16], "
+     "vector_common_parallel = [64, 0], vector_reduction = [0, 1]>"),
     (["parallel", "reduction"], [1024, 40], 0, 64, None),  # 40 rows are no whole chunks
     (["parallel", "reduction"], [100, 64], 0, 64, None),  # 100 columns are no whole steps
     (["parallel", "reduction", "reduction"], [128, 16, 16], 0, 64, None),
