@@ -75,3 +75,15 @@ def test_a_carried_value_the_body_replaces_changes():
     module = ir.parse(text)
     loops = LoopAnalysis(module)
     assert not loops.invariant(_dots(module)["y"].operands[1])
+
+
+def test_a_long_chain_inside_the_loop_is_traced_no_further_than_the_limit():
+    chain = "\n".join(f"  %t{i + 1} = stablehlo.negate %t{i} : tensor<8x8xf32>" for i in range(300))
+    text = _LOOP.replace("  %wt = stablehlo.transpose %w, dims = [1, 0] : (tensor<8x8xf32>) -> tensor<8x8xf32>",
+                         f"  %t0 = stablehlo.transpose %w, dims = [1, 0] : (tensor<8x8xf32>) -> tensor<8x8xf32>\n{chain}\n"
+                         "  %wt = stablehlo.negate %t300 : tensor<8x8xf32>")
+    module = ir.parse(text)
+    loops = LoopAnalysis(module)
+    assert not loops.invariant(_dots(module)["y"].operands[1])  # invariant, but past the limit: "changing"
+    short = ir.parse(_LOOP)
+    assert LoopAnalysis(short).invariant(_dots(short)["y"].operands[1])

@@ -16,6 +16,7 @@ from __future__ import annotations
 from oxla import ir
 
 _LOOP = "stablehlo.while"
+_MAX_DEPTH = 200  # values traced back further than this count as changing (and keep Python's stack short)
 
 
 def _kind(op) -> str:
@@ -66,7 +67,7 @@ class LoopAnalysis:
 
     def invariant(self, value, seen: frozenset = frozenset()) -> bool:
         """Whether `value` is the same on every trip of the loops that run its users."""
-        if value in seen:
+        if value in seen or len(seen) > _MAX_DEPTH:
             return False
         seen = seen | {value}
         if isinstance(value, ir.BlockArgument):
