@@ -208,6 +208,11 @@ LLVM_CPU_CODEGEN_PASSES = (
     # x @ W^T for one row x and a run-time W [N, K] (PyTorch's Linear layout) runs as W @ x, which IREE
     # does not transpose W for on every call; see oxla/transforms/cpu_kernels.py.
     ("before:input", "builtin.module(oxla-llvmcpu-row-major-gemvs)"),
+    # Counted loops (lax.scan, fori_loop) whose trip count is a multiple of 4 run four steps a trip, so
+    # IREE's host program pays its per-trip cost a quarter as often (on an AVX2 Zen 3, paired: a scan of
+    # c = 0.9 c + x[t] over f32[1024,4096] 5.43 -> 4.92 ms, a 256-step tanh RNN 2.40 -> 2.11 ms, 256
+    # decoding steps 9.76 -> 9.14 ms); see oxla/transforms/loop_unroll.py.
+    ("before:input", "builtin.module(oxla-unroll-loops)"),
     ("before:input", "builtin.module(oxla-llvmcpu-matmul-kernel)"),
     # NHWC convolutions with 7x1-, 1x7-like kernels the kernel pass left run as one matmul over the input's
     # taps side by side (non-constant kernels on an AVX2 Zen 3: 17x17x192 7x1 65 ms -> 3.0 ms, XLA 2.5-2.7

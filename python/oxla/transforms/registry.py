@@ -63,6 +63,7 @@ BUILTIN_PASS_MODULES = (
     "oxla.transforms.tiny_matmuls",
     "oxla.transforms.strided_slices",
     "oxla.transforms.reversed_rows",
+    "oxla.transforms.loop_unroll",
     "oxla.transforms.rounding",
     "oxla.transforms.gathers",
     "oxla.transforms.materialize",

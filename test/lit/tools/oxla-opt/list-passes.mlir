@@ -86,6 +86,9 @@
 // CHECK-NEXT:       only=<list> (default ) - apply only these rules (by name)
 // CHECK-NEXT:   --oxla-split-complex-constants{{ +}}- Rewrites complex<f64> constants as stablehlo.complex of two f64 constants (IREE crashes on them).
 // CHECK-NEXT:   --oxla-strip-locations{{ +}}- Replaces the locations of all ops and block arguments with unknown locations.
+// CHECK-NEXT:   --oxla-unroll-loops{{ +}}- Copies the body of counted loops several times into each trip, so the host runs fewer trips.
+// CHECK-NEXT:       factor=<int> (default 4) - trips of the original loop per trip
+// CHECK-NEXT:       max-body-ops=<int> (default 64) - leave loops with larger bodies alone
 // CHECK-NEXT: Native passes (MLIR/IREE):
 // CHECK-DAG:    --canonicalize{{ +}}- Canonicalize operations
 // CHECK-DAG:    --cse{{ +}}- Eliminate common sub-expressions

@@ -1,0 +1,97 @@
+"""oxla-unroll-loops: counted loops run several steps a trip."""
+
+import numpy as np
+import pytest
+
+from oxla import ir, runtime, transforms
+from oxla.pipelines import compile
+from oxla.transforms.loop_unroll import trip_count
+
+
+def _loop(trips: int, *, start: int = 0, step: int = 1, direction: str = "LT", nested: bool = False,
+          from_argument: bool = False) -> str:
+    """@main(w, h0): h = tanh(h @ w), from tanh(h0) (or h0 itself, `from_argument`), while a counter goes
+    from `start` by `step` while `direction` `trips`; with `nested`, the body also sums h through a reduce
+    whose body captures h."""
+    extra = ""
+    if nested:
+        extra = """      %z = stablehlo.constant dense<0.0> : tensor<f32>
+      %s = stablehlo.reduce(%h2 init: %z) across dimensions = [0, 1] : (tensor<8x64xf32>, tensor<f32>) -> tensor<f32>
+        reducer(%a: tensor<f32>, %b: tensor<f32>) {
+          %hh = stablehlo.slice %h2 [0:1, 0:1] : (tensor<8x64xf32>) -> tensor<1x1xf32>
+          %v = stablehlo.reshape %hh : (tensor<1x1xf32>) -> tensor<f32>
+          %ab = stablehlo.add %a, %b : tensor<f32>
+          %r = stablehlo.add %ab, %v : tensor<f32>
+          stablehlo.return %r : tensor<f32>
+        }
+"""
+    return f"""func.func @main(%w: tensor<64x64xf32>, %h0: tensor<8x64xf32>) -> tensor<8x64xf32> {{
+  %i0 = stablehlo.constant dense<{start}> : tensor<i32>
+  %n = stablehlo.constant dense<{trips}> : tensor<i32>
+  %hs = stablehlo.tanh %h0 : tensor<8x64xf32>
+  %r:2 = stablehlo.while(%i = %i0, %h = {"%h0" if from_argument else "%hs"}) : tensor<i32>, tensor<8x64xf32>
+    cond {{
+      %lt = stablehlo.compare {direction}, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %lt : tensor<i1>
+    }} do {{
+      %p = stablehlo.dot_general %h, %w, contracting_dims = [1] x [0] : (tensor<8x64xf32>, tensor<64x64xf32>) -> tensor<8x64xf32>
+      %h2 = stablehlo.tanh %p : tensor<8x64xf32>
+{extra}      %one = stablehlo.constant dense<{step}> : tensor<i32>
+      %i2 = stablehlo.add %i, %one : tensor<i32>
+      stablehlo.return %i2, %h2 : tensor<i32>, tensor<8x64xf32>
+    }}
+  return %r#1 : tensor<8x64xf32>
+}}
+"""
+
+
+def _while(module):
+    return next(op for op in ir.ops(module) if op.name == "stablehlo.while")
+
+
+@pytest.mark.parametrize("text, trips", [
+    (_loop(16), 16),
+    (_loop(16, start=3), 13),
+    (_loop(2, start=5), 0),
+    (_loop(16, step=2), None),  # not by one
+    (_loop(16, direction="LE"), None),  # another condition
+])
+def test_trip_count_of_counted_loops(text, trips):
+    module = ir.parse(text)
+    assert trip_count(_while(module)) == trips
+
+
+def _dots_in_body(text: str, options: str = "") -> int:
+    """The dot_general ops in the loop body of `text` after oxla-unroll-loops{`options`}."""
+    module = ir.parse(text)
+    transforms.run(module, f"builtin.module(oxla-unroll-loops{{{options}}})")
+    ir.verify_or_raise(module)
+    body = _while(module).regions[1].blocks[0]
+    return sum(op.name == "stablehlo.dot_general" for op in body.operations)
+
+
+def test_loops_whose_trips_are_a_multiple_of_the_factor_run_that_many_steps_a_trip():
+    assert _dots_in_body(_loop(16)) == 4
+    assert _dots_in_body(_loop(16), "factor=2") == 2
+    assert _dots_in_body(_loop(15)) == 1  # no multiple of 4
+    assert _dots_in_body(_loop(2)) == 1  # fewer trips than the factor
+    assert _dots_in_body(_loop(16, nested=True)) == 1  # a nested region uses the body's values
+    assert _dots_in_body(_loop(16), "max-body-ops=3") == 1  # too large
+
+
+def test_an_unrolled_loop_computes_the_same_values():
+    rng = np.random.default_rng(7)
+    w, h = (rng.standard_normal((64, 64)) * 0.1).astype(np.float32), rng.standard_normal((8, 64)).astype(np.float32)
+    src = _loop(16)
+    got = np.asarray(runtime.load(compile(src)).main(w, h))
+    plain = np.asarray(runtime.load(compile(src, disable_passes=["oxla-unroll-loops"])).main(w, h))
+    np.testing.assert_array_equal(got, plain)
+    want = np.tanh(h.astype(np.float64))
+    for _ in range(16):
+        want = np.tanh(want @ w)
+    np.testing.assert_allclose(got, want, rtol=2e-5, atol=2e-5)
+
+
+def test_loops_changing_an_argument_stay_as_they_are():
+    # h starts as the argument h0 and changes: unrolled, IREE copied such a value whole every trip
+    assert _dots_in_body(_loop(16, from_argument=True)) == 1
