@@ -45,6 +45,19 @@ def _loop(trips: int, *, start: int = 0, step: int = 1, direction: str = "LT", n
 """
 
 
+def _called(trips: int) -> str:
+    """_loop with the step in a function the body calls, as JAX exports a scan."""
+    text = _loop(trips).replace(
+        "%p = stablehlo.dot_general %h, %w, contracting_dims = [1] x [0] : (tensor<8x64xf32>, tensor<64x64xf32>) -> tensor<8x64xf32>\n      %h2 = stablehlo.tanh %p : tensor<8x64xf32>",
+        "%h2 = func.call @step(%h, %w) : (tensor<8x64xf32>, tensor<64x64xf32>) -> tensor<8x64xf32>")
+    return text + """func.func private @step(%h: tensor<8x64xf32>, %w: tensor<64x64xf32>) -> tensor<8x64xf32> {
+  %p = stablehlo.dot_general %h, %w, contracting_dims = [1] x [0] : (tensor<8x64xf32>, tensor<64x64xf32>) -> tensor<8x64xf32>
+  %t = stablehlo.tanh %p : tensor<8x64xf32>
+  return %t : tensor<8x64xf32>
+}
+"""
+
+
 def _while(module):
     return next(op for op in ir.ops(module) if op.name == "stablehlo.while")
 
@@ -67,7 +80,7 @@ def _dots_in_body(text: str, options: str = "") -> int:
     transforms.run(module, f"builtin.module(oxla-unroll-loops{{{options}}})")
     ir.verify_or_raise(module)
     body = _while(module).regions[1].blocks[0]
-    return sum(op.name == "stablehlo.dot_general" for op in body.operations)
+    return sum(op.name in ("stablehlo.dot_general", "func.call") for op in body.operations)
 
 
 def test_loops_whose_trips_are_a_multiple_of_the_factor_run_that_many_steps_a_trip():
@@ -77,6 +90,8 @@ def test_loops_whose_trips_are_a_multiple_of_the_factor_run_that_many_steps_a_tr
     assert _dots_in_body(_loop(2)) == 1  # fewer trips than the factor
     assert _dots_in_body(_loop(16, nested=True)) == 1  # a nested region uses the body's values
     assert _dots_in_body(_loop(16), "max-body-ops=3") == 1  # too large
+    assert _dots_in_body(_called(16), "max-body-ops=6") == 1  # counted with the function it calls
+    assert _dots_in_body(_called(16), "max-body-ops=12") == 4
 
 
 def test_an_unrolled_loop_computes_the_same_values():

@@ -68,6 +68,19 @@ def _self_contained(body) -> bool:
     return not any(operand in defined for op in nested for operand in op.operands)
 
 
+def _size(ops: list, functions: dict, calls: tuple = ()) -> int:
+    """How many ops `ops` hold, nested ones and those of the functions they call (as IREE will inline
+    them) counted in."""
+    total = 0
+    for top in ops:
+        for op in ir.ops(top):
+            total += 1
+            callee = ir.FlatSymbolRefAttr(op.attributes["callee"]).value if op.name == "func.call" else None
+            if callee in functions and callee not in calls:
+                total += _size(list(functions[callee].regions[0].blocks[0].operations), functions, calls + (callee,))
+    return total
+
+
 def _changes_an_argument(loop) -> bool:
     """Whether the loop changes a carried value that starts as an argument of its function: unrolled,
     IREE copied such a value whole every trip (host_loops' in-place start no longer applied)."""
@@ -103,15 +116,18 @@ class UnrollLoops(Pass):
     name = "oxla-unroll-loops"
     anchor = "builtin.module"
     factor: int = dataclasses.field(default=4, metadata={"help": "trips of the original loop per trip"})
-    max_body_ops: int = dataclasses.field(default=64, metadata={"help": "leave loops with larger bodies alone"})
+    max_body_ops: int = dataclasses.field(default=192, metadata={
+        "help": "leave loops whose bodies (with the functions they call) hold more ops alone"})
 
     def run(self, module) -> None:
         """Unrolls each while whose trip count is a multiple of `factor` and whose body is small and
         self-contained."""
+        functions = {ir.StringAttr(op.attributes["sym_name"]).value: op
+                     for op in ir.body_ops(module) if op.name == "func.func"}
         for loop in [op for op in ir.ops(module) if op.name == "stablehlo.while"]:
             trips = trip_count(loop)
             body = loop.regions[1].blocks[0]
-            if trips is None or trips < self.factor or trips % self.factor or len(body.operations) > \
-                    self.max_body_ops or not _self_contained(body) or _changes_an_argument(loop):
+            if trips is None or trips < self.factor or trips % self.factor or not _self_contained(body) \
+                    or _changes_an_argument(loop) or _size(list(body.operations), functions) > self.max_body_ops:
                 continue
             _unroll(loop, self.factor)

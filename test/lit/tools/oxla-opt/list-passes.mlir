@@ -88,7 +88,7 @@
 // CHECK-NEXT:   --oxla-strip-locations{{ +}}- Replaces the locations of all ops and block arguments with unknown locations.
 // CHECK-NEXT:   --oxla-unroll-loops{{ +}}- Copies the body of counted loops several times into each trip, so the host runs fewer trips.
 // CHECK-NEXT:       factor=<int> (default 4) - trips of the original loop per trip
-// CHECK-NEXT:       max-body-ops=<int> (default 64) - leave loops with larger bodies alone
+// CHECK-NEXT:       max-body-ops=<int> (default 192) - leave loops whose bodies (with the functions they call) hold more ops alone
 // CHECK-NEXT: Native passes (MLIR/IREE):
 // CHECK-DAG:    --canonicalize{{ +}}- Canonicalize operations
 // CHECK-DAG:    --cse{{ +}}- Eliminate common sub-expressions
