@@ -13,7 +13,8 @@ import re
 from oxla import ir
 from oxla.dialects import stablehlo_build as build
 
-_TYPE = re.compile(r"^!iree_tensor_ext\.dispatch\.tensor<(\w+):(tensor<[^<>]*>)>$")
+# The tensor type may nest angle brackets (complex<f32>); an encoding follows a comma.
+_TYPE = re.compile(r"^!iree_tensor_ext\.dispatch\.tensor<(\w+):(tensor<[^,]*>)>$")
 
 
 def dispatch_tensor_type(access: str, tensor_type):
