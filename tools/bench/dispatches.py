@@ -77,7 +77,7 @@ def tool_environment(workdir: str) -> dict[str, str]:
 def input_flag(path: str, array) -> str:
     """`--input=SHAPExTYPE=@file` for `array`, written raw to `path` (IREE reads bf16 this way too)."""
     array.tofile(path)
-    named = {"bfloat16": "bf16", "bool": "i1"}
+    named = {"bfloat16": "bf16", "bool": "i1", "complex64": "cf64", "complex128": "cf128"}
     element = named.get(array.dtype.name) or {"f": "f", "i": "i", "u": "ui"}[array.dtype.kind] + str(8 * array.dtype.itemsize)
     return f"--input={'x'.join(map(str, array.shape))}x{element}=@{path}"
 
