@@ -57,6 +57,8 @@ def test_a_call_is_every_submission_and_shares_count_each_run_of_a_dispatch():
     (np.zeros((1, 1), np.bool_), "1x1xi1"),
     (np.zeros((5,), np.uint8), "5xui8"),
     (np.zeros((2,), np.int64), "2xi64"),
+    (np.zeros((3,), np.complex64), "3xcf64"),  # IREE names complex types by their whole width
+    (np.zeros((3,), np.complex128), "3xcf128"),
 ])
 def test_input_flags_name_shape_and_element_type_and_write_the_bytes(tmp_path, array, spec):
     path = str(tmp_path / "in.bin")
