@@ -15,8 +15,8 @@ from oxla.runtime import drivers as runtime_drivers
 from oxla.pipelines import compile
 from oxla.dialects.stablehlo.attributes import dense_text
 from oxla.transforms.cpu_kernels import (
-    ConvShape, MatmulShape, _workgroup_block, conv_shape, kernel_executable, kernels_for, matmul_shape, packed_rhs,
-    target_features)
+    CHUNK_STEPS, CHUNKED, ConvShape, MatmulShape, _workgroup_block, conv_shape, kernel_executable, kernels_for,
+    matmul_shape, packed_rhs, target_features)
 
 AVX2 = "x86-64-v3"  # a chip with AVX2 and FMA but not AVX-512: 6x16 tiles for matmuls, 4x16 for convolutions
 AVX2_KERNELS = kernels_for({"+avx2", "+fma", "+f16c"}, convolutions=True)
@@ -170,6 +170,11 @@ _CASES = [  # element, m, k, n, transposed, lead, constant B, chip (None: the ho
     pytest.param("f32", 520, 61, 288, True, None, False, AVX2, marks=_needs_avx2),
     pytest.param("f32", 1028, 32, 256, False, None, False, AVX2, marks=_needs_avx2),
     pytest.param("f32", 64, 520, 256, False, (2, 32), True, AVX2, marks=_needs_avx2),
+    # B an argument under 64 rows: read in chunks of 512 steps of K (784: a chunk of 512, one of 272;
+    # 520: one of 8), workgroups of 64 rows ending in a block of 4, of 4 rows with no block of 6.
+    pytest.param("f32", 64, 784, 1024, False, None, False, AVX2, marks=_needs_avx2),
+    pytest.param("f32", 64, 520, 256, False, (2, 32), False, AVX2, marks=_needs_avx2),
+    pytest.param("f32", 20, 1600, 512, False, None, False, AVX2, marks=_needs_avx2),
 ]
 
 
@@ -282,6 +287,8 @@ def test_on_avx2_the_kernel_takes_the_convolutions_iree_runs_slowly(text, expect
     (_dot(516, 64, 512, element="f32"), 6),  # workgroups of 4 rows: one block of a 4-row tile each
     (_dot(64, 1024, 1024, element="f32", weights=np.zeros((1024, 1024), np.float32)), 6),  # packed while compiling
     (_dot(256, 1024, 1024, element="f32"), None),  # under 512 rows: B's pack at every call costs what it saves
+    (_dot(64, 1024, 1024, element="f32"), 6),  # up to 64 rows: B read in chunks, never packed
+    (_dot(64, 1024, 1024, element="f32", transposed=True), None),  # B [N, K] would still be packed
     (_dot(514, 64, 512, element="f32"), None),  # no whole workgroups of 4 rows
     (_dot(512, 64, 520, element="f32"), None),  # N not a multiple of 16 columns
     (_dot(512, 64, 512), None),  # bf16: widened to f32 first (oxla-llvmcpu-widen-half-contractions)
@@ -309,6 +316,20 @@ def test_avx2_row_blocks_end_in_one_smaller_tile():
     # 4-row tiles divide workgroups of 64 rows: no smaller block
     executable = kernel_executable(matmul_shape(_the_dot(even), 1 << 23, {"f32": dataclasses.replace(kind, rows=4)}))
     assert "%i2" not in executable and executable.count("vector.fma") == 2 * 4
+
+
+@pytest.mark.parametrize("m, rhs", [(4, CHUNKED), (64, CHUNKED), (68, None), (128, None), (512, "kn")])
+def test_on_avx2_few_rows_read_a_run_time_b_in_chunks(m, rhs):
+    module = ir.parse(_dot(m, 2048, 2048, element="f32"))  # alive while its op is read
+    shape = matmul_shape(_the_dot(module), 1 << 23, AVX2_MATMUL_KERNELS)
+    assert (shape and shape.rhs) == rhs
+    assert matmul_shape(_the_dot(module), 1 << 23) is None or m >= 512  # AVX-512: B packed, from 512 rows
+    if rhs == CHUNKED:
+        executable = kernel_executable(shape)
+        # B [K, N] is bound as it is; each chunk of it is copied to a stack buffer the row blocks read
+        assert shape.symbol.endswith("_chunks") and "memref<2048x2048xf32>" in executable
+        assert f"memref.alloca() alignment = 64 : memref<{CHUNK_STEPS}x16xf32>" in executable
+        assert executable.index("scf.for %kc") < executable.index("scf.for %j") < executable.index("scf.for %i")
 
 
 def test_packed_panels_are_the_register_tiles_columns_wide():

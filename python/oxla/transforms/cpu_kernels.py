@@ -19,7 +19,10 @@ ops), one row of KERNELS per element type and kind of CPU:
   value, and writes the result rows in place (no pack, no unpack);
 - the right operand is packed once per call into panels two vectors wide by a
   StableHLO reshape and transpose, or, when it is a constant (a model's
-  weights), by the pass itself while compiling.
+  weights), by the pass itself while compiling; on AVX2, a [K, N] one
+  computed at run time is read by the kernel itself when there are at most
+  64 rows, each chunk of K copied to the stack, panel by panel, for the
+  workgroup's row blocks (_chunked_executable).
 The products and their order are IREE's (the microkernel's instruction
 over the same K pairs; one FMA per K in order), so the results are bit
 for bit the same. The bf16 GEMM takes 4.2 ms instead of 4.6, the f32 one
@@ -44,8 +47,9 @@ target of the module's `hal.device.targets` has (x86-64 with `+avx512bf16`,
 with a row-major left operand [..., K] (M rows: the product of the other
 dimensions), a right operand [K, N] or [N, K], no batch dimensions, an f32
 result, M a multiple of 8 (AVX2: of 4; f32 with a right operand packed per
-call: at least 512), N of 32 (AVX2: 16), K of 2 (bf16), and at least
-`min-multiply-adds` multiply-adds.
+call: at least 512, on AVX2 or at most 64 with B [K, N] read in chunks), N
+of 32 (AVX2: 16), K of 2 (bf16), and at least `min-multiply-adds`
+multiply-adds.
 
 A convolution of an NHWC input with an HWIO kernel and an f32 NHWC
 result (any stride and window dilation, no input dilation, one feature
@@ -122,6 +126,11 @@ from oxla.transforms.loop_analysis import LoopAnalysis
 from oxla.transforms.registry import Pass, RewritePass, register_pass
 from oxla.transforms.simplify.rule import defining
 
+# A right operand [K, N] the kernel reads itself, a chunk of K at a time (MatmulShape.rhs), and how many
+# steps of K a chunk holds: 512 x 16 f32, 32 KiB of stack, a Zen 3's L1 data cache.
+CHUNKED = "kn_chunks"
+CHUNK_STEPS = 512
+
 # Workgroup tiles, largest first: a workgroup walks its panels of the packed right operand (two vectors
 # wide) and, for each, its blocks of rows of the left; at K = 1024 a 32-column panel (64 KiB bf16) and
 # the 64 rows stay in L2. The last choices are the smallest register tile's (AVX2: 4 rows, 16 columns).
@@ -157,6 +166,9 @@ class KernelType:
     conv_channels: tuple[int, int] = (0, 0)  # fewest input channels of a convolution it takes (unstrided, strided)
     ragged_conv_rows: bool = False  # whether it takes convolutions whose output pixels are no whole blocks
     row_tail: bool = False  # whether a workgroup's rows past its whole register tiles run as one smaller tile
+    # Most rows M (fewer than min_rows) of a matmul whose B [K, N] is computed at run time that the kernel
+    # takes reading B itself, chunk by chunk (_chunked_executable): B is then read once, packed nowhere.
+    chunked_rows: int = 0
     convolutions: bool = True  # whether it takes convolutions too
     tiles: bool = False  # AMX: `rows` rows of two 16x16 f32 tiles, K in steps of `k_block` (tile_kernel_executable)
     k_block: int = 1  # K values per step of the kernel's loop: K must be a multiple of it (and of `group`)
@@ -201,8 +213,12 @@ KERNELS = (  # for each element type the first whose features a target has is us
     # 256 decoding steps (`decode`, three 4x128x128 matmuls a step) 11.5 -> 9.7 ms, a tanh RNN of batch 4
     # and width 128 3.35 -> 2.54 ms, 16 rows through a 256-512-256 MLP 15.4 -> 13.6 ms, batch 8 of
     # width 256 2.62 -> 2.57 ms (paired); with B changing every trip, 1.37x slower, so not those.
+    # Up to 64 rows, B [K, N] computed at run time is read in chunks instead of packed (data tiling packed
+    # it every call): paired, one thread, the MLP with its weights as arguments 3.55 -> 3.06 ms, [64,4096]
+    # x [4096,4096] 33.7 -> 30.1 ms, [4,1024] x [1024,4096] 3.07 -> 1.73 ms; 128 rows within 2%, from 256
+    # slower (1024 rows 1.16x: every workgroup of rows copies B again).
     KernelType("f32", ("+avx2", "+fma"), 1, "f32", _ACC8, _fma_step(_ACC8), 512, rows=6, lanes=8,
-               convolutions=False, row_tail=True, looped_rows=4),
+               convolutions=False, row_tail=True, looped_rows=4, chunked_rows=64),
     # AVX2, convolutions: 4 rows of 16 columns, 8 accumulators. Only those IREE's
     # code runs slowly (AVX2 Zen 3, one 3x3 convolution each, oxla / IREE: 28x28x128 0.64x,
     # 14x14x128 0.06x, 56x56x64 stride 2 0.81x; 56x56x64 1.03x and 56x56x32 1.27x, so not those).
@@ -233,8 +249,9 @@ _AVX512_KERNELS = kernels_for({"+avx512f", "+avx512bf16"})
 
 @dataclass(frozen=True)
 class MatmulShape:
-    """A matmul the kernel takes: [M, K] x B -> [M, N] f32, where B (`rhs`) is "kn" ([K, N]), "nk" ([N, K])
-    or "packed": a constant oxla packs while compiling (packed_rhs), not at every call."""
+    """A matmul the kernel takes: [M, K] x B -> [M, N] f32, where B (`rhs`) is "kn" ([K, N]), "nk" ([N, K]),
+    "packed": a constant oxla packs while compiling (packed_rhs), not at every call, or CHUNKED: [K, N]
+    read by the kernel itself, unpacked."""
 
     element: str
     m: int
@@ -255,8 +272,9 @@ class MatmulShape:
 
     @property
     def symbol(self) -> str:
-        """The executable's symbol: one per type and shape, shared by both right-operand layouts."""
-        return f"oxla_{self.element}_matmul_{self.m}x{self.n}x{self.k}"
+        """The executable's symbol: one per type and shape, shared by the right-operand layouts packed
+        before it runs; another for CHUNKED."""
+        return f"oxla_{self.element}_matmul_{self.m}x{self.n}x{self.k}" + ("_chunks" if self.rhs == CHUNKED else "")
 
     @property
     def caller(self) -> str:
@@ -331,7 +349,9 @@ def matmul_shape(op, min_multiply_adds: int = 0, kinds: dict[str, KernelType] | 
     if m % kind.row_multiple or n % kind.columns or k % kind.group or k % kind.k_block or m * n * k < min_multiply_adds:
         return None
     if m < min_rows and layout != "packed":  # the rows must pay for B's pack at every call
-        return None
+        if layout != "kn" or m > kind.chunked_rows:
+            return None
+        layout = CHUNKED  # or the kernel reads B itself
     return MatmulShape(kind.element, m, n, k, layout, tuple(lhs[:-1]) if len(lhs) > 2 else (), kind)
 
 
@@ -372,16 +392,23 @@ def _as_operand(name: str, source: str, kind: KernelType) -> tuple[list[str], st
     return [f"      %{name} = vector.bitcast {source} : {lanes} to {kind.operand}"], f"%{name}"
 
 
-def _step_body(kind: KernelType, lhs: str, rhs: str, a_index=lambda r: f"%row{r}, %k") -> list[str]:
+def _packed_b(kind: KernelType, h: int) -> str:
+    """Vector h of a step's B in packed panels %rhs [N/c, K/g, c]: panel %j, step %k."""
+    return f"%rhs[%j, %k, %c{h * kind.lanes}]"
+
+
+def _step_body(kind: KernelType, lhs: str, rhs: str, a_index=lambda r: f"%row{r}, %k",
+               b_index=_packed_b) -> list[str]:
     """One step over K (%k): two vectors of B, a broadcast value of each row of A, two multiply-adds per
     row into %p0, %p1, ...
 
-    a_index(r): the indices of row r's lane of A at this step.
+    a_index(r): the indices of row r's lane of A at this step; b_index(kind, h): B's vector h (memref and
+    indices), of type `rhs`.
     """
     lanes = f"vector<{kind.lanes}x{kind.lane}>"
     body, columns = [], []
     for h in range(2):
-        body.append(f"      %v{h} = vector.load %rhs[%j, %k, %c{h * kind.lanes}] : {rhs}, {lanes}")
+        body.append(f"      %v{h} = vector.load {b_index(kind, h)} : {rhs}, {lanes}")
         lines, value = _as_operand(f"w{h}", f"%v{h}", kind)
         body += lines
         columns.append(value)
@@ -447,10 +474,12 @@ def _accumulating(kind: KernelType, result: str, loop: str, initial, carried: st
             "    }"]
 
 
-def _walk(panels: int, block: int, body: list[str], tail: tuple[int, list[str]] | None = None) -> list[str]:
+def _walk(panels: int, block: int, body: list[str], tail: tuple[int, list[str]] | None = None,
+          per_panel: tuple[str, ...] = (), outer: tuple[list[str], list[str]] = ([], [])) -> list[str]:
     """Workgroup (%wx, %wy)'s walk: its `panels` panels of the register tile's columns (%j) and, for each,
     its `block` rows in blocks of the tile's rows starting at %i, around `body`; with a `tail` (rows,
-    body), its last rows are one block of that many, around that body."""
+    body), its last rows are one block of that many, around that body. `per_panel`: lines starting each
+    panel, before its rows; `outer`: lines opening and closing a region around the panels."""
     rest, rest_body = tail or (0, [])
     return [
         f"  %panels = arith.constant {panels} : index",
@@ -460,20 +489,24 @@ def _walk(panels: int, block: int, body: list[str], tail: tuple[int, list[str]] 
         "  %j1 = arith.addi %j0, %panels : index",
         "  %i0 = arith.muli %wy, %block : index",
         f"  %i1 = arith.addi %i0, {'%full' if rest else '%block'} : index",
+        *outer[0],
         "  scf.for %j = %j0 to %j1 step %c1 {",
+        *per_panel,
         "   scf.for %i = %i0 to %i1 step %rows {",
         *body,
         "   }",
         *(["   %i2 = arith.addi %i0, %block : index", f"   scf.for %i = %i1 to %i2 step %c{rest} {{", *rest_body,
            "   }"] if rest else []),
         "  }",
+        *outer[1],
     ]
 
 
-def _blocks(kind: KernelType, panels: int, block: int, out: str, block_body) -> list[str]:
+def _blocks(kind: KernelType, panels: int, block: int, out: str, block_body, per_panel: tuple[str, ...] = (),
+            outer: tuple[list[str], list[str]] = ([], [])) -> list[str]:
     """_walk around block_body(k), which defines the rows %row0.. of a block of register tile k's rows and
     its accumulators %sum, then stores them to `out`. Where `kind`'s rows do not divide `block` (a kind with
-    `row_tail`), the last rows are one block of a tile of the rows left."""
+    `row_tail`), the last rows are one block of a tile of the rows left. per_panel, outer: as for _walk."""
     def stored(k: KernelType) -> list[str]:
         return [
             *block_body(k),
@@ -484,7 +517,7 @@ def _blocks(kind: KernelType, panels: int, block: int, out: str, block_body) -> 
         ]
     rest = block % kind.rows
     return _walk(panels, block, stored(kind),
-                 (rest, stored(dataclasses.replace(kind, rows=rest))) if rest else None)
+                 (rest, stored(dataclasses.replace(kind, rows=rest))) if rest else None, per_panel, outer)
 
 
 def kernel_executable(shape: MatmulShape) -> str:
@@ -502,14 +535,68 @@ def kernel_executable(shape: MatmulShape) -> str:
     m, n, steps, columns = shape.m, shape.n, shape.k // kind.group, kind.columns
     wg_rows, wg_cols = _workgroup_block(m, n, columns)
     lhs = f"memref<{m}x{steps}x{kind.lane}>"
-    rhs = f"memref<{n // columns}x{steps}x{columns}x{kind.lane}>"
     out = f"memref<{m}x{n}xf32>"
+    if shape.rhs == CHUNKED:
+        return _chunked_executable(shape, wg_rows, wg_cols, lhs, out)
+    rhs = f"memref<{n // columns}x{steps}x{columns}x{kind.lane}>"
     body = [
         f"  %steps = arith.constant {steps} : index",
         *_blocks(kind, wg_cols // columns, wg_rows, out, lambda k: [
             *(f"    %row{r} = arith.addi %i, %c{r} : index" for r in range(k.rows)),
             *_accumulating(k, "sum", "%k = %c0 to %steps step %c1", lambda t: "%zero", "p",
                            _step_body(k, lhs, rhs), "n")]),
+    ]
+    return _executable(kind, shape.symbol, (n // wg_cols, m // wg_rows), (lhs, rhs, out), body)
+
+
+def _chunked_executable(shape: MatmulShape, wg_rows: int, wg_cols: int, lhs: str, out: str) -> str:
+    """kernel_executable for B [K, N] as it is (CHUNKED): for each chunk of CHUNK_STEPS rows of B, each
+    panel's columns of the chunk are copied to a buffer on the stack, which every block of rows then reads
+    (a row read straight from B per step missed the TLB: B's rows lie N floats apart). The sums carry over
+    chunks through the result, whose f32 values they are, so they are the packed kernel's bit for bit;
+    the chunks outermost keep their rows of B in the TLB for all of a workgroup's panels."""
+    kind = shape.kind
+    m, n, steps, columns, lanes = shape.m, shape.n, shape.k, kind.columns, kind.lanes
+    chunk = min(steps, CHUNK_STEPS)
+    rhs, buf, vector = f"memref<{steps}x{n}xf32>", f"memref<{chunk}x{columns}xf32>", f"vector<{lanes}xf32>"
+    chunks = ([
+        "  scf.for %kc = %c0 to %steps step %chunk {",
+        "   %kc1 = arith.addi %kc, %chunk : index",
+        "   %kend = arith.minui %kc1, %steps : index",
+        "   %first = arith.cmpi eq, %kc, %c0 : index"], ["  }"])
+    copy = [
+        "    %b0 = arith.muli %j, %columns : index",
+        f"    %b1 = arith.addi %b0, %c{lanes} : index",
+        "    scf.for %k = %kc to %kend step %c1 {",
+        "     %kk = arith.subi %k, %kc : index",
+        *(line for h in range(2) for line in (
+            f"     %u{h} = vector.load %rhs[%k, %b{h}] : {rhs}, {vector}",
+            f"     vector.store %u{h}, %buf[%kk, %c{h * lanes}] : {buf}, {vector}")),
+        "    }",
+    ]
+
+    def block_body(k: KernelType) -> list[str]:
+        accs = range(2 * k.rows)
+        types = ", ".join([k.acc] * len(accs))
+        return [
+            *(f"    %row{r} = arith.addi %i, %c{r} : index" for r in range(k.rows)),
+            f"    %init:{len(accs)} = scf.if %first -> ({types}) {{",
+            f"      scf.yield {', '.join(['%zero'] * len(accs))} : {types}",
+            "    } else {",
+            *(f"      %o{2 * r + h} = vector.load %out[%row{r}, %b{h}] : {out}, {k.acc}"
+              for r in range(k.rows) for h in range(2)),
+            f"      scf.yield {', '.join(f'%o{t}' for t in accs)} : {types}",
+            "    }",
+            *_accumulating(k, "sum", "%k = %kc to %kend step %c1", lambda t: f"%init#{t}", "p",
+                           ["      %kk = arith.subi %k, %kc : index",
+                            *_step_body(k, lhs, buf, b_index=lambda _, h: f"%buf[%kk, %c{h * lanes}]")], "n"),
+        ]
+
+    body = [
+        f"  %steps = arith.constant {steps} : index",
+        f"  %chunk = arith.constant {chunk} : index",
+        f"  %buf = memref.alloca() alignment = 64 : {buf}",
+        *_blocks(kind, wg_cols // columns, wg_rows, out, block_body, tuple(copy), chunks),
     ]
     return _executable(kind, shape.symbol, (n // wg_cols, m // wg_rows), (lhs, rhs, out), body)
 
@@ -636,6 +723,9 @@ def kernel_caller(shape: MatmulShape) -> str:
     lhs, lanes = f"tensor<{lead}x{k}x{e}>", f"tensor<{panels}x{steps}x{columns}x{lane}>"
     if shape.rhs == "packed":  # packed while compiling, as lanes (packed_rhs)
         rhs, pack, packed_value = lanes, [], "%rhs"
+    elif shape.rhs == CHUNKED:  # [K, N] read by the kernel as it is
+        rhs = lanes = f"tensor<{k}x{n}x{e}>"
+        pack, packed_value = [], "%rhs"
     elif shape.rhs == "nk":  # [N, K] as lanes [N, K/g] -> [N/c, c, K/g] -> [N/c, K/g, c]
         rhs, split = f"tensor<{n}x{k}x{e}>", f"tensor<{panels}x{columns}x{steps}x{lane}>"
         as_lanes, rows = _retyped("rhs_lanes", "%rhs", rhs, f"tensor<{n}x{steps}x{lane}>")
