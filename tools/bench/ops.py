@@ -248,6 +248,27 @@ def _reflect_pad(x):
     return jnp.pad(x, ((0, 0), (3, 3), (3, 3), (0, 0)), mode="reflect")
 
 
+def _mlp_with_params(x, *params):
+    """The zoo's MLP with its weights and biases as arguments, as JAX models pass their parameters."""
+    import jax
+    import jax.numpy as jnp
+
+    for i in range(0, len(params), 2):
+        x = jnp.matmul(x, params[i]) + params[i + 1]
+        if i + 2 < len(params):
+            x = jax.nn.relu(x)
+    return jax.nn.softmax(x, axis=-1)
+
+
+def _mlp_params(batch: int) -> list[np.ndarray]:
+    """x [batch, 784] and the 784-1024-1024-10 MLP's weights and biases."""
+    sizes = (784, 1024, 1024, 10)
+    params = []
+    for i, (fan_in, fan_out) in enumerate(zip(sizes, sizes[1:])):
+        params += [_normal(70 + i, fan_in, fan_out) / np.float32(np.sqrt(fan_in)), _normal(73 + i, fan_out) / 10]
+    return [_normal(76, batch, 784), *params]
+
+
 # name: (description, function factory, inputs, tolerance: 0 for an exact match)
 OPS = {
     "sort_rows": ("jnp.sort of f32[64,1024] along rows", lambda: _sort(-1), lambda: [_normal(1, 64, 1024)], 0.0),
@@ -287,6 +308,8 @@ OPS = {
                lambda: _matmul, lambda: [_normal(23, 1, 4096), _normal(24, 4096, 4096)], 1e-4),
     "gemm_64_rows": ("f32[64,4096] x f32[4096,4096], the matrix an argument: a batch of 64 through a layer",
                      lambda: _matmul, lambda: [_normal(27, 64, 4096), _normal(28, 4096, 4096)], 1e-4),
+    "mlp_params": ("MLP batch 64, 784-1024-1024-10, relu, softmax, the weights arguments: a JAX model's parameters",
+                   lambda: _mlp_with_params, lambda: _mlp_params(64), 1e-5),
     "vecmat_wt": ("f32[1,4096] x f32[4096,4096]^T, the matrix an argument: PyTorch's Linear layout",
                   lambda: _times_transposed, lambda: [_normal(25, 1, 4096), _normal(26, 4096, 4096)], 1e-4),
     "gemm_bf16_out": ("bf16 GEMM 1024^3 with a bf16 result (jnp's `a @ b`)", lambda: _matmul,
