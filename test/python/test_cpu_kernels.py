@@ -170,9 +170,10 @@ _CASES = [  # element, m, k, n, transposed, lead, constant B, chip (None: the ho
     pytest.param("f32", 520, 61, 288, True, None, False, AVX2, marks=_needs_avx2),
     pytest.param("f32", 1028, 32, 256, False, None, False, AVX2, marks=_needs_avx2),
     pytest.param("f32", 64, 520, 256, False, (2, 32), True, AVX2, marks=_needs_avx2),
-    # B an argument under 64 rows: read in chunks of 512 steps of K (784: a chunk of 512, one of 272;
-    # 520: one of 8), workgroups of 64 rows ending in a block of 4, of 4 rows with no block of 6.
+    # B an argument up to 256 rows: read in chunks of 512 steps of K (784: a chunk of 512, one of 272;
+    # 520: one of 8), workgroups of 64 rows ending in a block of 4, of 4 rows with no block of 6, of 256.
     pytest.param("f32", 64, 784, 1024, False, None, False, AVX2, marks=_needs_avx2),
+    pytest.param("f32", 256, 1040, 768, False, None, False, AVX2, marks=_needs_avx2),
     pytest.param("f32", 64, 520, 256, False, (2, 32), False, AVX2, marks=_needs_avx2),
     pytest.param("f32", 20, 1600, 512, False, None, False, AVX2, marks=_needs_avx2),
 ]
@@ -286,8 +287,8 @@ def test_on_avx2_the_kernel_takes_the_convolutions_iree_runs_slowly(text, expect
     (_dot(512, 64, 512, element="f32"), 6),
     (_dot(516, 64, 512, element="f32"), 6),  # workgroups of 4 rows: one block of a 4-row tile each
     (_dot(64, 1024, 1024, element="f32", weights=np.zeros((1024, 1024), np.float32)), 6),  # packed while compiling
-    (_dot(256, 1024, 1024, element="f32"), None),  # under 512 rows: B's pack at every call costs what it saves
-    (_dot(64, 1024, 1024, element="f32"), 6),  # up to 64 rows: B read in chunks, never packed
+    (_dot(384, 1024, 1024, element="f32"), None),  # under 512 rows: B's pack at every call costs what it saves
+    (_dot(256, 1024, 1024, element="f32"), 6),  # up to 256 rows: B read in chunks, never packed
     (_dot(64, 1024, 1024, element="f32", transposed=True), None),  # B [N, K] would still be packed
     (_dot(514, 64, 512, element="f32"), None),  # no whole workgroups of 4 rows
     (_dot(512, 64, 520, element="f32"), None),  # N not a multiple of 16 columns
@@ -318,7 +319,7 @@ def test_avx2_row_blocks_end_in_one_smaller_tile():
     assert "%i2" not in executable and executable.count("vector.fma") == 2 * 4
 
 
-@pytest.mark.parametrize("m, rhs", [(4, CHUNKED), (64, CHUNKED), (68, None), (128, None), (512, "kn")])
+@pytest.mark.parametrize("m, rhs", [(4, CHUNKED), (68, CHUNKED), (256, CHUNKED), (260, None), (512, "kn")])
 def test_on_avx2_few_rows_read_a_run_time_b_in_chunks(m, rhs):
     module = ir.parse(_dot(m, 2048, 2048, element="f32"))  # alive while its op is read
     shape = matmul_shape(_the_dot(module), 1 << 23, AVX2_MATMUL_KERNELS)
@@ -635,3 +636,13 @@ def test_a_looped_small_matmul_through_the_kernel_computes_what_iree_does(device
 ])
 def test_workgroups_split_a_small_result_between_threads(m, n, columns, block):
     assert _workgroup_block(m, n, columns) == block
+
+
+@pytest.mark.parametrize("m, n, block", [
+    (256, 768, (256, 128)),  # three blocks of 256 columns would keep one of two threads idle a third of the time
+    (256, 1024, (256, 512)),
+    (64, 48, (64, 16)),  # three panels: three workgroups, no even split
+])
+def test_chunked_kernels_take_whole_rows_and_an_even_number_of_workgroups(m, n, block):
+    from oxla.transforms.cpu_kernels import CHUNKED_WORKGROUP_ROWS
+    assert _workgroup_block(m, n, 16, CHUNKED_WORKGROUP_ROWS, balanced=True) == block

@@ -21,7 +21,7 @@ ops), one row of KERNELS per element type and kind of CPU:
   StableHLO reshape and transpose, or, when it is a constant (a model's
   weights), by the pass itself while compiling; on AVX2, a [K, N] one
   computed at run time is read by the kernel itself when there are at most
-  64 rows, each chunk of K copied to the stack, panel by panel, for the
+  256 rows, each chunk of K copied to the stack, panel by panel, for the
   workgroup's row blocks (_chunked_executable).
 The products and their order are IREE's (the microkernel's instruction
 over the same K pairs; one FMA per K in order), so the results are bit
@@ -47,7 +47,7 @@ target of the module's `hal.device.targets` has (x86-64 with `+avx512bf16`,
 with a row-major left operand [..., K] (M rows: the product of the other
 dimensions), a right operand [K, N] or [N, K], no batch dimensions, an f32
 result, M a multiple of 8 (AVX2: of 4; f32 with a right operand packed per
-call: at least 512, on AVX2 or at most 64 with B [K, N] read in chunks), N
+call: at least 512, on AVX2 or at most 256 with B [K, N] read in chunks), N
 of 32 (AVX2: 16), K of 2 (bf16), and at least `min-multiply-adds`
 multiply-adds.
 
@@ -130,6 +130,8 @@ from oxla.transforms.simplify.rule import defining
 # steps of K a chunk holds: 512 x 16 f32, 32 KiB of stack, a Zen 3's L1 data cache.
 CHUNKED = "kn_chunks"
 CHUNK_STEPS = 512
+# Such a kernel's workgroups take all the rows they can: each copies its columns of B again.
+CHUNKED_WORKGROUP_ROWS = (256, 128, 64, 32, 16, 8, 4)
 
 # Workgroup tiles, largest first: a workgroup walks its panels of the packed right operand (two vectors
 # wide) and, for each, its blocks of rows of the left; at K = 1024 a 32-column panel (64 KiB bf16) and
@@ -213,12 +215,13 @@ KERNELS = (  # for each element type the first whose features a target has is us
     # 256 decoding steps (`decode`, three 4x128x128 matmuls a step) 11.5 -> 9.7 ms, a tanh RNN of batch 4
     # and width 128 3.35 -> 2.54 ms, 16 rows through a 256-512-256 MLP 15.4 -> 13.6 ms, batch 8 of
     # width 256 2.62 -> 2.57 ms (paired); with B changing every trip, 1.37x slower, so not those.
-    # Up to 64 rows, B [K, N] computed at run time is read in chunks instead of packed (data tiling packed
+    # Up to 256 rows, B [K, N] computed at run time is read in chunks instead of packed (data tiling packed
     # it every call): paired, one thread, the MLP with its weights as arguments 3.55 -> 3.06 ms, [64,4096]
-    # x [4096,4096] 33.7 -> 30.1 ms, [4,1024] x [1024,4096] 3.07 -> 1.73 ms; 128 rows within 2%, from 256
-    # slower (1024 rows 1.16x: every workgroup of rows copies B again).
+    # x [4096,4096] 33.7 -> 30.1 ms, [4,1024] x [1024,4096] 3.07 -> 1.73 ms, [128,768] x [768,3072] 8.42
+    # -> 7.52 ms; [128,1024] x [1024,1024] and [256,1024] x [1024,4096] within 2%. With workgroups of 64
+    # rows, each copying B again, 256 and 1024 rows were 1.05x-1.16x slower than IREE.
     KernelType("f32", ("+avx2", "+fma"), 1, "f32", _ACC8, _fma_step(_ACC8), 512, rows=6, lanes=8,
-               convolutions=False, row_tail=True, looped_rows=4, chunked_rows=64),
+               convolutions=False, row_tail=True, looped_rows=4, chunked_rows=256),
     # AVX2, convolutions: 4 rows of 16 columns, 8 accumulators. Only those IREE's
     # code runs slowly (AVX2 Zen 3, one 3x3 convolution each, oxla / IREE: 28x28x128 0.64x,
     # 14x14x128 0.06x, 56x56x64 stride 2 0.81x; 56x56x64 1.03x and 56x56x32 1.27x, so not those).
@@ -375,13 +378,18 @@ def _largest_divisor(extent: int, choices: tuple[int, ...]) -> int:
     return next(c for c in choices if extent % c == 0)
 
 
-def _workgroup_block(m: int, n: int, columns: int) -> tuple[int, int]:
-    """(rows, columns) of a workgroup's block of the result: the first of WORKGROUP_ROWS dividing M, and
+def _workgroup_block(m: int, n: int, columns: int, row_choices: tuple[int, ...] = WORKGROUP_ROWS,
+                     balanced: bool = False) -> tuple[int, int]:
+    """(rows, columns) of a workgroup's block of the result: the first of `row_choices` dividing M, and
     the first of WORKGROUP_COLUMNS dividing N (whole panels of `columns`) that leaves the grid at least
-    MIN_WORKGROUPS blocks, where N allows, so that a small matmul is not left to one thread."""
-    rows = _largest_divisor(m, WORKGROUP_ROWS)
+    MIN_WORKGROUPS blocks, where N allows, so that a small matmul is not left to one thread; `balanced`:
+    a multiple of MIN_WORKGROUPS blocks where N allows (few large blocks, three over two threads, left
+    one thread idle a third of the time)."""
+    rows = _largest_divisor(m, row_choices)
     widths = [c for c in WORKGROUP_COLUMNS if n % c == 0 and c % columns == 0]
-    return rows, next((c for c in widths if n // c * (m // rows) >= MIN_WORKGROUPS), widths[-1])
+    enough = [c for c in widths if n // c * (m // rows) >= MIN_WORKGROUPS]
+    even = [c for c in enough if n // c * (m // rows) % MIN_WORKGROUPS == 0] if balanced else []
+    return rows, (even or enough or widths[-1:])[0]
 
 
 def _as_operand(name: str, source: str, kind: KernelType) -> tuple[list[str], str]:
@@ -533,10 +541,11 @@ def kernel_executable(shape: MatmulShape) -> str:
     if kind.tiles:
         return tile_kernel_executable(shape)
     m, n, steps, columns = shape.m, shape.n, shape.k // kind.group, kind.columns
-    wg_rows, wg_cols = _workgroup_block(m, n, columns)
+    chunked = shape.rhs == CHUNKED
+    wg_rows, wg_cols = _workgroup_block(m, n, columns, CHUNKED_WORKGROUP_ROWS if chunked else WORKGROUP_ROWS, chunked)
     lhs = f"memref<{m}x{steps}x{kind.lane}>"
     out = f"memref<{m}x{n}xf32>"
-    if shape.rhs == CHUNKED:
+    if chunked:
         return _chunked_executable(shape, wg_rows, wg_cols, lhs, out)
     rhs = f"memref<{n // columns}x{steps}x{columns}x{kind.lane}>"
     body = [
