@@ -64,6 +64,7 @@ BUILTIN_PASS_MODULES = (
     "oxla.transforms.strided_slices",
     "oxla.transforms.reversed_rows",
     "oxla.transforms.loop_unroll",
+    "oxla.transforms.whole_reductions",
     "oxla.transforms.rounding",
     "oxla.transforms.gathers",
     "oxla.transforms.materialize",

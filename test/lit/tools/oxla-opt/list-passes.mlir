@@ -61,6 +61,8 @@
 // CHECK-NEXT:       always=<bool> (default false) - rewrite every sort the network can take, whether or not the cost model favours it
 // CHECK-NEXT:   --oxla-llvmcpu-split-arg-reductions{{ +}}- Runs argmax and argmin reductions as the extremum, then the first position holding it.
 // CHECK-NEXT:   --oxla-llvmcpu-split-grouped-convolutions{{ +}}- Runs grouped convolutions as one ordinary convolution per group, which IREE vectorizes (it does not the grouped one).
+// CHECK-NEXT:   --oxla-llvmcpu-split-whole-reductions{{ +}}- Reduces a whole tensor to one value through partial results of its rows, which threads share.
+// CHECK-NEXT:       min-elements=<int> (default 262144)
 // CHECK-NEXT:   --oxla-llvmcpu-strided-slice-bitcasts{{ +}}- Reads slices strided along their innermost dimension as words of a group of elements each.
 // CHECK-NEXT:   --oxla-llvmcpu-transpose-steps{{ +}}- Steps element-wise dispatches that read an operand transposed by square blocks, as IREE steps a transpose.
 // CHECK-NEXT:   --oxla-llvmcpu-unflatten-gathers{{ +}}- Gives gathers IREE collapsed into one loop their loops back, so their rows load as vectors.
