@@ -271,6 +271,28 @@ def test_programs_with_complex_values_compile_without_data_tiling():
     np.testing.assert_allclose(runtime.load(artifact).main(a), a @ a)
 
 
+@pytest.mark.parametrize("value", ["converted", "argument"])
+def test_complex_f64_pads_compile(value):
+    """jnp.pad of complex128 pads with a converted integer zero; IREE rejected its complex<f64> fill (an
+    i128 splat), and failed on the converted scalar too (oxla-split-complex-pads)."""
+    t, v = "tensor<3x4xcomplex<f64>>", "tensor<complex<f64>>"
+    pad = f"stablehlo.pad %a, %v, low = [1, 0], high = [0, 2], interior = [1, 0] : ({t}, {v}) -> tensor<6x6xcomplex<f64>>"
+    if value == "converted":
+        head = f"func.func @main(%a: {t}, %z: tensor<i64>) -> tensor<6x6xcomplex<f64>> {{\n" \
+               f"  %v = stablehlo.convert %z : (tensor<i64>) -> {v}\n"
+        args = (np.int64(3),)
+    else:
+        head = f"func.func @main(%a: {t}, %v: {v}) -> tensor<6x6xcomplex<f64>> {{\n"
+        args = (np.complex128(2 - 1j),)
+    from oxla import runtime
+    a = (np.arange(12) + 1j * np.arange(12)[::-1]).reshape(3, 4)
+    got = np.asarray(runtime.load(compile(head + f"  %p = {pad}\n  return %p : tensor<6x6xcomplex<f64>>\n}}")).main(
+        a, *args))
+    want = np.full((6, 6), complex(args[0]))
+    want[1:6:2, :4] = a
+    np.testing.assert_array_equal(got, want)
+
+
 def test_a_rejected_flag_leaves_no_flag_behind():
     from oxla.pipelines import compiler as compiler_module
 

@@ -23,6 +23,12 @@ def element(value):
     return ir.RankedTensorType(value.type).element_type
 
 
+def complex_parts(value) -> tuple:
+    """The real and imaginary parts of a complex tensor (stablehlo.real and stablehlo.imag)."""
+    part = tensor(shape(value), ir.ComplexType(element(value)).element_type)
+    return one("stablehlo.real", part, value), one("stablehlo.imag", part, value)
+
+
 def tensor(dims: list[int], element_type):
     """A ranked tensor type."""
     return ir.RankedTensorType.get(list(dims), element_type)

@@ -1,9 +1,12 @@
-"""oxla-split-complex-constants: build complex<f64> constants from two f64 constants.
+"""oxla-split-complex-constants and oxla-split-complex-pads: no complex<f64> splats for IREE.
 
 IREE handles complex<f64> tensors but not complex<f64> constants: their
 16-byte elements reach the stream dialect as i128 splats, which it rejects
 or (for several elements) crashes on. `stablehlo.complex` of two f64
-constants computes the same tensor without such a constant.
+constants computes the same tensor without such a constant. A pad of a
+complex<f64> tensor (`jnp.pad`) fills its result with the padding value,
+the same i128 splat; padding the real and imaginary parts apart, as f64
+tensors, and joining them does not.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ import numpy as np
 
 from oxla import ir
 from oxla.dialects.elements import constant_value
-from oxla.dialects.stablehlo_build import one, replace, tensor
+from oxla.dialects.stablehlo_build import attributes, complex_parts, element, one, replace, shape, tensor
 from oxla.transforms.registry import RewritePass, register_pass
 
 
@@ -30,7 +33,8 @@ def split(op) -> None:
                                 _f64_constant(value.real, dims), _f64_constant(value.imag, dims)))
 
 
-def _is_complex_f64_constant(op) -> bool:
+def _complex_f64_result(op) -> bool:
+    """Whether the op's (first) result holds complex<f64> elements."""
     return str(ir.ShapedType(op.results[0].type).element_type) == "complex<f64>"
 
 
@@ -42,7 +46,7 @@ class SplitComplexConstants(RewritePass):
     roots = ("stablehlo.constant",)
 
     def matches(self, op) -> bool:
-        return _is_complex_f64_constant(op)
+        return _complex_f64_result(op)
 
     def rewrite(self, op) -> None:
         split(op)
@@ -61,3 +65,35 @@ class DropIdentityBitcasts(RewritePass):
     def rewrite(self, op) -> None:
         op.results[0].replace_all_uses_with(op.operands[0])
         op.erase()
+
+
+def _value_parts(value) -> tuple:
+    """The real and imaginary parts of a complex<f64> scalar; a real value converted (`jnp.pad`'s 0) gives
+    that value as f64 and a zero, with no complex<f64> scalar left for IREE (which failed on one)."""
+    source = ir.producer(value)
+    if source is not None and source.name == "stablehlo.convert" \
+            and not isinstance(element(source.operands[0]), ir.ComplexType):
+        real = tensor([], ir.F64Type.get())
+        return one("stablehlo.convert", real, source.operands[0]), _f64_constant(np.zeros(()), [])
+    return complex_parts(value)
+
+
+@register_pass
+class SplitComplexPads(RewritePass):
+    """Pads complex<f64> tensors as their real and imaginary parts (IREE rejects the complex<f64> fill)."""
+
+    name = "oxla-split-complex-pads"
+    roots = ("stablehlo.pad",)
+
+    def matches(self, op) -> bool:
+        return _complex_f64_result(op)
+
+    def rewrite(self, op) -> None:
+        """complex(pad(real x, real v), pad(imag x, imag v)) with the op's edges and interior padding."""
+        def padded(old):
+            part = tensor(shape(old.results[0]), ir.F64Type.get())
+            parts = zip(complex_parts(old.operands[0]), _value_parts(old.operands[1]))
+            pads = [one("stablehlo.pad", part, x, v, **attributes(old)) for x, v in parts]
+            return one("stablehlo.complex", old.results[0].type, *pads)
+
+        replace(op, padded)

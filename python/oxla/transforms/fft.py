@@ -20,7 +20,7 @@ import numpy as np
 from oxla import ir
 from oxla.dialects.elements import dtype_of
 from oxla.transforms.registry import RewritePass, register_pass
-from oxla.dialects.stablehlo_build import element, enum_name, i64_array, i64s, one, replace, shape, tensor
+from oxla.dialects.stablehlo_build import complex_parts, element, enum_name, i64_array, i64s, one, replace, shape, tensor
 
 
 def _real_type(value):
@@ -102,12 +102,6 @@ def _complex_dfts(re, im, dims: list[tuple[int, int]], inverse: bool):
     return re, im
 
 
-def _parts(value, real):
-    """The real and imaginary parts of a complex tensor."""
-    part_type = tensor(shape(value), real)
-    return one("stablehlo.real", part_type, value), one("stablehlo.imag", part_type, value)
-
-
 def _join(re, im, result_type):
     """The complex tensor re + i*im."""
     return one("stablehlo.complex", result_type, re, im)
@@ -116,14 +110,14 @@ def _join(re, im, result_type):
 def expand(op):
     """The fft's result computed with DFT matrix products."""
     x, result_type = op.operands[0], op.results[0].type
-    lengths, kind, real = i64s(op, "fft_length", []), enum_name(op, "fft_type"), _real_type(op.operands[0])
+    lengths, kind = i64s(op, "fft_length", []), enum_name(op, "fft_type")
     rank = len(shape(x))
     dims = list(zip(range(rank - len(lengths), rank), lengths))  # (dim, length) per transformed dim
     if kind in ("FFT", "IFFT"):
-        return _join(*_complex_dfts(*_parts(x, real), dims, kind == "IFFT"), result_type)
+        return _join(*_complex_dfts(*complex_parts(x), dims, kind == "IFFT"), result_type)
     if kind == "RFFT":
         return _join(*_complex_dfts(*_real_dft(x, lengths[-1]), dims[:-1], False), result_type)
-    re, im = _complex_dfts(*_parts(x, real), dims[:-1], True)
+    re, im = _complex_dfts(*complex_parts(x), dims[:-1], True)
     return _hermitian_inverse(re, im, lengths[-1])
 
 
