@@ -33,6 +33,7 @@ INPUT_LEGALIZATION_PASSES = (
     "oxla-canonicalize-scatter",
     "oxla-guard-scatter-indices",
     "oxla-split-complex-constants",
+    "oxla-pad-complex-windows",
     "oxla-split-complex-pads",
     "oxla-drop-identity-bitcasts",
     "oxla-legalize-select-and-scatter",

@@ -1,12 +1,18 @@
-"""oxla-split-complex-constants and oxla-split-complex-pads: no complex<f64> splats for IREE.
+"""oxla-split-complex-constants, oxla-split-complex-pads, oxla-pad-complex-windows: complex values IREE
+lowers.
 
 IREE handles complex<f64> tensors but not complex<f64> constants: their
 16-byte elements reach the stream dialect as i128 splats, which it rejects
 or (for several elements) crashes on. `stablehlo.complex` of two f64
 constants computes the same tensor without such a constant. A pad of a
 complex<f64> tensor (`jnp.pad`) fills its result with the padding value,
-the same i128 splat; padding the real and imaginary parts apart, as f64
-tensors, and joining them does not.
+the same i128 splat, and a complex<f32> pad IREE does not fuse into a
+consumer crashed its compiler (a linalg.fill of a complex value); padding
+the real and imaginary parts apart and joining them avoids both. A complex reduce_window with padding
+(a sum pool with 'SAME' padding) crashed IREE's compiler the same way;
+the inputs are padded with the initial values first (by stablehlo.pad,
+as the spec defines the window's padding, then split as above), and the
+windows then have none.
 """
 
 from __future__ import annotations
@@ -15,7 +21,8 @@ import numpy as np
 
 from oxla import ir
 from oxla.dialects.elements import constant_value
-from oxla.dialects.stablehlo_build import attributes, complex_parts, element, one, replace, shape, tensor
+from oxla.dialects.stablehlo_build import (
+    attributes, complex_parts, element, i64_array, i64s, one, padding_of, replace, shape, tensor)
 from oxla.transforms.registry import RewritePass, register_pass
 
 
@@ -68,32 +75,81 @@ class DropIdentityBitcasts(RewritePass):
 
 
 def _value_parts(value) -> tuple:
-    """The real and imaginary parts of a complex<f64> scalar; a real value converted (`jnp.pad`'s 0) gives
-    that value as f64 and a zero, with no complex<f64> scalar left for IREE (which failed on one)."""
+    """The real and imaginary parts of a complex scalar; a real value converted (`jnp.pad`'s 0) gives that
+    value converted to the part type and a zero, with no complex scalar left for IREE (which failed on a
+    complex<f64> one)."""
+    part = ir.ComplexType(element(value)).element_type
     source = ir.producer(value)
     if source is not None and source.name == "stablehlo.convert" \
             and not isinstance(element(source.operands[0]), ir.ComplexType):
-        real = tensor([], ir.F64Type.get())
-        return one("stablehlo.convert", real, source.operands[0]), _f64_constant(np.zeros(()), [])
+        zero = ir.DenseElementsAttr.get_splat(tensor([], part), ir.FloatAttr.get(part, 0.0))
+        return (one("stablehlo.convert", tensor([], part), source.operands[0]),
+                one("stablehlo.constant", zero.type, value=zero))
     return complex_parts(value)
 
 
 @register_pass
 class SplitComplexPads(RewritePass):
-    """Pads complex<f64> tensors as their real and imaginary parts (IREE rejects the complex<f64> fill)."""
+    """Pads complex tensors as their real and imaginary parts (IREE rejects or crashes on complex fills)."""
 
     name = "oxla-split-complex-pads"
     roots = ("stablehlo.pad",)
 
     def matches(self, op) -> bool:
-        return _complex_f64_result(op)
+        return isinstance(element(op.results[0]), ir.ComplexType)
 
     def rewrite(self, op) -> None:
         """complex(pad(real x, real v), pad(imag x, imag v)) with the op's edges and interior padding."""
         def padded(old):
-            part = tensor(shape(old.results[0]), ir.F64Type.get())
+            part = tensor(shape(old.results[0]), ir.ComplexType(element(old.results[0])).element_type)
             parts = zip(complex_parts(old.operands[0]), _value_parts(old.operands[1]))
             pads = [one("stablehlo.pad", part, x, v, **attributes(old)) for x, v in parts]
             return one("stablehlo.complex", old.results[0].type, *pads)
 
         replace(op, padded)
+
+
+def _window_padding(op) -> tuple[list[int], list[int], list[int]] | None:
+    """(low, high, interior) padding of a reduce_window's inputs (base dilation d pads d - 1 between
+    elements), or None when it has none."""
+    rank = len(shape(op.operands[0]))
+    edges = padding_of(op, rank)
+    dilations = i64s(op, "base_dilations", [1] * rank)
+    if all(e == (0, 0) for e in edges) and all(d == 1 for d in dilations):
+        return None
+    return [lo for lo, _ in edges], [hi for _, hi in edges], [d - 1 for d in dilations]
+
+
+@register_pass
+class PadComplexWindows(RewritePass):
+    """Pads the inputs of complex reduce_windows with padding explicitly (IREE crashed on the window's)."""
+
+    name = "oxla-pad-complex-windows"
+    roots = ("stablehlo.reduce_window",)
+
+    def matches(self, op) -> bool:
+        return any(isinstance(element(v), ir.ComplexType) for v in op.operands) and _window_padding(op) is not None
+
+    def rewrite(self, op) -> None:
+        """reduce_window(pad(inputs, inits), inits) with the op's windows, strides and window dilations."""
+        count = len(op.operands) // 2
+        inputs, inits = list(op.operands)[:count], list(op.operands)[count:]
+        low, high, interior = _window_padding(op)
+        kept = {name: op.attributes[name] for name in ("window_dimensions", "window_strides", "window_dilations")
+                if name in op.attributes}
+        with ir.InsertionPoint(op), op.location:
+            padded = [one("stablehlo.pad", _padded_type(x, low, high, interior), x, v, edge_padding_low=i64_array(low),
+                          edge_padding_high=i64_array(high), interior_padding=i64_array(interior))
+                      for x, v in zip(inputs, inits)]
+            new = ir.Operation.create("stablehlo.reduce_window", results=[r.type for r in op.results],
+                                      operands=padded + inits, attributes=kept, regions=1)
+        op.regions[0].blocks[0].append_to(new.regions[0])
+        for old, result in zip(op.results, new.results):
+            old.replace_all_uses_with(result)
+        op.erase()
+
+
+def _padded_type(value, low: list[int], high: list[int], interior: list[int]):
+    """The tensor type of `value` padded by low, high and interior."""
+    dims = [lo + n + hi + max(n - 1, 0) * i for n, lo, hi, i in zip(shape(value), low, high, interior)]
+    return tensor(dims, element(value))

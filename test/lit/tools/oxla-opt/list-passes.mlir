@@ -76,6 +76,7 @@
 // CHECK-NEXT:   --oxla-llvmcpu-word-loads{{ +}}- Loads the words a widening bitcast builds from a binding's elements as the binding's bytes.
 // CHECK-NEXT:   --oxla-materialize-shared-elementwise{{ +}}- Computes costly element-wise values once (optimization_barrier) when several reductions would recompute them.
 // CHECK-NEXT:       min-elements=<int> (default 16384)
+// CHECK-NEXT:   --oxla-pad-complex-windows{{ +}}- Pads the inputs of complex reduce_windows with padding explicitly (IREE crashed on the window's).
 // CHECK-NEXT:   --oxla-print-op-stats{{ +}}- Prints the number of ops per dialect and per op name (to stderr, or appended to `output`).
 // CHECK-NEXT:       json=<bool> (default false)
 // CHECK-NEXT:       output=<str> (default -)
@@ -87,7 +88,7 @@
 // CHECK-NEXT:       strict=<bool> (default false) - raise instead of declining when a rule fails on an op (for testing rules)
 // CHECK-NEXT:       only=<list> (default ) - apply only these rules (by name)
 // CHECK-NEXT:   --oxla-split-complex-constants{{ +}}- Rewrites complex<f64> constants as stablehlo.complex of two f64 constants (IREE crashes on them).
-// CHECK-NEXT:   --oxla-split-complex-pads{{ +}}- Pads complex<f64> tensors as their real and imaginary parts (IREE rejects the complex<f64> fill).
+// CHECK-NEXT:   --oxla-split-complex-pads{{ +}}- Pads complex tensors as their real and imaginary parts (IREE rejects or crashes on complex fills).
 // CHECK-NEXT:   --oxla-strip-locations{{ +}}- Replaces the locations of all ops and block arguments with unknown locations.
 // CHECK-NEXT:   --oxla-unroll-loops{{ +}}- Copies the body of counted loops several times into each trip, so the host runs fewer trips.
 // CHECK-NEXT:       factor=<int> (default 4) - trips of the original loop per trip
