@@ -300,10 +300,19 @@ def convert(x: V, element: str) -> V: return unary("stablehlo.convert", x, eleme
 def bitcast(x: V, element: str) -> V: return unary("stablehlo.bitcast_convert", x, element)
 def signbit(x: V) -> V: return bitcast(x, _SAME_WIDTH_INT[x.element]).lt(0)
 def copysign(x: V, sign: V) -> V: return select(signbit(sign), -fabs(x), fabs(x))
+
+
+def signed_like(magnitude: V, sign: V) -> V:
+    """`magnitude` (sign bit clear, or NaN) with `sign`'s sign bit: two bit operations, where copysign
+    takes an absolute value, a negation and a select."""
+    ints = _SAME_WIDTH_INT[magnitude.element]
+    sign_bit = bitcast(sign, ints) & -(1 << (_WIDTH[ints] - 1))
+    return bitcast(bitcast(magnitude, ints) | sign_bit, magnitude.element)
 def clamp(x: V, lo: float, hi: float) -> V: return minimum(maximum(x, lo), hi)
 
 
 _SAME_WIDTH_INT = {"f64": "i64", "f32": "i32"}
+_WIDTH = {"i64": 64, "i32": 32}
 
 
 def pow2(n: V) -> V:
@@ -799,8 +808,8 @@ def tanh_f32_ops(x: V) -> V:
     r = (twice - k * C["LN2_F32"][0]) - k * C["LN2_F32"][1]
     expm1_r = r + r * r * 0.5 + r * r * r * horner(r, F32_OPS.poly("expm1"))
     large = 1.0 - 2.0 / ((expm1_r + 1.0) * scale + 1.0)
-    t = copysign(select(a.lt(0.625), small, large), x)
-    return select(a.lt(2.0 ** -12) | is_nan(x), x, t)  # tanh x rounds to x below 2^-12 (subnormals, -0 kept)
+    t = signed_like(select(a.lt(0.625), small, large), x)  # NaN stays NaN on both sides
+    return select(a.lt(2.0 ** -12), x, t)  # tanh x rounds to x below 2^-12 (subnormals, flushed in t, and -0)
 
 
 def cbrt(x: V, tier: Tier) -> V:
