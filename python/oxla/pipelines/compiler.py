@@ -38,6 +38,7 @@ INPUT_LEGALIZATION_PASSES = (
     "oxla-drop-identity-bitcasts",
     "oxla-legalize-select-and-scatter",
     "oxla-legalize-unsigned",
+    "oxla-legalize-bf16-converts",
     "oxla-legalize-fft",
     "oxla-legalize-top-k",
     "oxla-legalize-stable-sorts",

@@ -65,6 +65,7 @@ BUILTIN_PASS_MODULES = (
     "oxla.transforms.reversed_rows",
     "oxla.transforms.loop_unroll",
     "oxla.transforms.whole_reductions",
+    "oxla.transforms.converts",
     "oxla.transforms.rounding",
     "oxla.transforms.gathers",
     "oxla.transforms.materialize",

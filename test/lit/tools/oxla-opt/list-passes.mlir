@@ -27,6 +27,7 @@
 // CHECK-NEXT:   --oxla-host-loop-inits{{ +}}- Lets host loops update their carried tensors in place: constant starts placed, argument starts consumed.
 // CHECK-NEXT:   --oxla-host-scalar-dispatches{{ +}}- Computes on the host the scalar dispatches host loops ran and read back every trip.
 // CHECK-NEXT:   --oxla-in-place-slice-updates{{ +}}- Writes slices computed from the tensor they update in place where safe; keeps IREE from it where not.
+// CHECK-NEXT:   --oxla-legalize-bf16-converts{{ +}}- Converts integers and booleans to bf16 through f32 (IREE's direct conversion does not link).
 // CHECK-NEXT:   --oxla-legalize-fft{{ +}}- Rewrites stablehlo.fft forms IREE rejects (several dims, lengths not a power of two, f64) as DFT matmuls.
 // CHECK-NEXT:   --oxla-legalize-select-and-scatter{{ +}}- Rewrites stablehlo.select_and_scatter (which IREE does not lower) as reduce_window + scatter.
 // CHECK-NEXT:   --oxla-legalize-sort-constants{{ +}}- Passes the dense constant operands of each stablehlo.sort through an optimization_barrier.
