@@ -1,5 +1,5 @@
-"""oxla-split-complex-constants, oxla-split-complex-pads, oxla-pad-complex-windows: complex values IREE
-lowers.
+"""oxla-split-complex-constants, oxla-split-complex-pads, oxla-pad-complex-windows: complex values in
+forms IREE lowers.
 
 IREE handles complex<f64> tensors but not complex<f64> constants: their
 16-byte elements reach the stream dialect as i128 splats, which it rejects
@@ -8,11 +8,11 @@ constants computes the same tensor without such a constant. A pad of a
 complex<f64> tensor (`jnp.pad`) fills its result with the padding value,
 the same i128 splat, and a complex<f32> pad IREE does not fuse into a
 consumer crashed its compiler (a linalg.fill of a complex value); padding
-the real and imaginary parts apart and joining them avoids both. A complex reduce_window with padding
-(a sum pool with 'SAME' padding) crashed IREE's compiler the same way;
-the inputs are padded with the initial values first (by stablehlo.pad,
-as the spec defines the window's padding, then split as above), and the
-windows then have none.
+the real and imaginary parts apart and joining them avoids both. A
+complex reduce_window with padding (a sum pool with 'SAME' padding)
+crashed IREE's compiler the same way: its inputs are padded with the
+initial values first (by stablehlo.pad, as the spec defines the window's
+padding, then split as above), and the windows have none.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import numpy as np
 from oxla import ir
 from oxla.dialects.elements import constant_value
 from oxla.dialects.stablehlo_build import (
-    attributes, complex_parts, element, i64_array, i64s, one, padding_of, replace, shape, tensor)
+    attributes, complex_parts, element, i64s, one, pad, padding_of, replace, shape, tensor)
 from oxla.transforms.registry import RewritePass, register_pass
 
 
@@ -109,15 +109,15 @@ class SplitComplexPads(RewritePass):
         replace(op, padded)
 
 
-def _window_padding(op) -> tuple[list[int], list[int], list[int]] | None:
-    """(low, high, interior) padding of a reduce_window's inputs (base dilation d pads d - 1 between
-    elements), or None when it has none."""
+def _window_padding(op) -> tuple[list[tuple[int, int]], list[int]] | None:
+    """The (low, high) edge padding per dimension and the interior padding (base dilation d pads d - 1
+    between elements) of a reduce_window's inputs, or None when it has none."""
     rank = len(shape(op.operands[0]))
     edges = padding_of(op, rank)
-    dilations = i64s(op, "base_dilations", [1] * rank)
-    if all(e == (0, 0) for e in edges) and all(d == 1 for d in dilations):
+    interior = [d - 1 for d in i64s(op, "base_dilations", [1] * rank)]
+    if all(e == (0, 0) for e in edges) and not any(interior):
         return None
-    return [lo for lo, _ in edges], [hi for _, hi in edges], [d - 1 for d in dilations]
+    return edges, interior
 
 
 @register_pass
@@ -134,22 +134,14 @@ class PadComplexWindows(RewritePass):
         """reduce_window(pad(inputs, inits), inits) with the op's windows, strides and window dilations."""
         count = len(op.operands) // 2
         inputs, inits = list(op.operands)[:count], list(op.operands)[count:]
-        low, high, interior = _window_padding(op)
+        edges, interior = _window_padding(op)
         kept = {name: op.attributes[name] for name in ("window_dimensions", "window_strides", "window_dilations")
                 if name in op.attributes}
         with ir.InsertionPoint(op), op.location:
-            padded = [one("stablehlo.pad", _padded_type(x, low, high, interior), x, v, edge_padding_low=i64_array(low),
-                          edge_padding_high=i64_array(high), interior_padding=i64_array(interior))
-                      for x, v in zip(inputs, inits)]
+            padded = [pad(x, v, edges, interior) for x, v in zip(inputs, inits)]
             new = ir.Operation.create("stablehlo.reduce_window", results=[r.type for r in op.results],
                                       operands=padded + inits, attributes=kept, regions=1)
         op.regions[0].blocks[0].append_to(new.regions[0])
         for old, result in zip(op.results, new.results):
             old.replace_all_uses_with(result)
         op.erase()
-
-
-def _padded_type(value, low: list[int], high: list[int], interior: list[int]):
-    """The tensor type of `value` padded by low, high and interior."""
-    dims = [lo + n + hi + max(n - 1, 0) * i for n, lo, hi, i in zip(shape(value), low, high, interior)]
-    return tensor(dims, element(value))
