@@ -723,17 +723,19 @@ def kernel_caller(shape: MatmulShape) -> str:
     B [K, N] is split into K groups and panels of c columns (the register
     tile's) and transposed to [N/c, K/g, c, g]; B [N, K] is read as lanes
     [N, K/g], split into panels and transposed to [N/c, K/g, c]; a packed
-    constant arrives as [N/c, K/g, c, g]. All are then read as lanes.
+    constant arrives as [N/c, K/g, c, g]. All are then read as lanes. A
+    CHUNKED B [K, N] goes to the kernel as it is.
     """
     kind = shape.kind
     m, n, k, g, e, lane, columns = shape.m, shape.n, shape.k, kind.group, shape.element, kind.lane, kind.columns
     steps, panels = k // g, n // columns
     lead = "x".join(map(str, shape.lead or (m,)))
     lhs, lanes = f"tensor<{lead}x{k}x{e}>", f"tensor<{panels}x{steps}x{columns}x{lane}>"
+    dispatched = lanes  # the type of B the kernel binds
     if shape.rhs == "packed":  # packed while compiling, as lanes (packed_rhs)
         rhs, pack, packed_value = lanes, [], "%rhs"
     elif shape.rhs == CHUNKED:  # [K, N] read by the kernel as it is
-        rhs = lanes = f"tensor<{k}x{n}x{e}>"
+        rhs = dispatched = f"tensor<{k}x{n}x{e}>"
         pack, packed_value = [], "%rhs"
     elif shape.rhs == "nk":  # [N, K] as lanes [N, K/g] -> [N/c, c, K/g] -> [N/c, K/g, c]
         rhs, split = f"tensor<{n}x{k}x{e}>", f"tensor<{panels}x{columns}x{steps}x{lane}>"
@@ -753,7 +755,7 @@ def kernel_caller(shape: MatmulShape) -> str:
         *lhs_lines,
         *pack,
         f"  %out = flow.dispatch @{shape.symbol}::@{shape.symbol}({lhs_value}, {packed_value}) : "
-        f"(tensor<{m}x{steps}x{lane}>, {lanes}) -> tensor<{m}x{n}xf32>",
+        f"(tensor<{m}x{steps}x{lane}>, {dispatched}) -> tensor<{m}x{n}xf32>",
         *out_lines,
         f"  return {out_value} : {result}",
         "}"])
