@@ -201,7 +201,7 @@ def append_definitions(module, text: str) -> None:
     parsed = _ir.Module.parse(text, module.context)
     body = module.regions[0].blocks[0]
     for op in body_ops(parsed):
-        if op.name == "func.func" and not len(op.regions[0].blocks):
+        if op.name in ("func.func", "llvm.func") and not len(op.regions[0].blocks):
             continue
         op.detach_from_parent()
         body.append(op)

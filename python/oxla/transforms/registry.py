@@ -66,6 +66,7 @@ BUILTIN_PASS_MODULES = (
     "oxla.transforms.loop_unroll",
     "oxla.transforms.whole_reductions",
     "oxla.transforms.converts",
+    "oxla.transforms.remainders",
     "oxla.transforms.rounding",
     "oxla.transforms.gathers",
     "oxla.transforms.materialize",

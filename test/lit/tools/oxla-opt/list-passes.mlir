@@ -54,6 +54,7 @@
 // CHECK-NEXT:       min-workgroups=<int> (default 4) - leave packs that would get fewer workgroups than this to IREE (too few to share)
 // CHECK-NEXT:   --oxla-llvmcpu-pack-vector-tiles{{ +}}- Keeps the vector steps of data-tiling dispatches within native vectors (4096-lane ones compile for seconds).
 // CHECK-NEXT:   --oxla-llvmcpu-phase-convolutions{{ +}}- Runs input-dilated (transposed) convolutions as one convolution per output phase, without the zeros.
+// CHECK-NEXT:   --oxla-llvmcpu-remainders{{ +}}- Makes f32 and f64 llvm.frem ops call an exact fmod of integer operations defined in their executable.
 // CHECK-NEXT:   --oxla-llvmcpu-reversed-row-loops{{ +}}- Leaves dispatches that read rows backwards to LLVM's loop vectorizer: scalar innermost steps, marked.
 // CHECK-NEXT:   --oxla-llvmcpu-round-even-arithmetic{{ +}}- Rounds f32 and f64 half to even by adding and subtracting 2^p instead of IREE's work on the bits.
 // CHECK-NEXT:   --oxla-llvmcpu-row-major-gemvs{{ +}}- Computes x @ W^T for one row x and a run-time W [N, K] as W @ x, which IREE does not transpose W for.
