@@ -312,6 +312,26 @@ def test_complex_windows_with_padding_compile(element):
     np.testing.assert_allclose(np.asarray(runtime.load(compile(src)).main(x)), want, rtol=1e-6)
 
 
+@pytest.mark.parametrize("element", ["complex<f32>", "complex<f64>"])
+@pytest.mark.parametrize("padding", ["[[7, 0], [0, 0]]", "[[0, 7], [0, 0]]"], ids=["forward", "reverse"])
+def test_complex_cumulative_windows_run_as_scans(element, padding):
+    """jnp.cumprod of complex values: a window spanning its dimension, padded on one side. IREE runs it
+    as a scan (O(n)) with XLA's rounding; padding its input first made it an O(n^2) window."""
+    t, s = f"tensor<8x3x{element}>", f"tensor<{element}>"
+    src = (f"func.func @main(%x: {t}) -> {t} {{\n"
+           f"  %one = stablehlo.constant dense<(1.0, 0.0)> : {s}\n"
+           f'  %0 = "stablehlo.reduce_window"(%x, %one) <{{padding = dense<{padding}> : tensor<2x2xi64>, '
+           f"window_dimensions = array<i64: 8, 1>}}> ({{\n"
+           f"  ^bb0(%a: {s}, %b: {s}):\n    %r = stablehlo.multiply %a, %b : {s}\n    stablehlo.return %r : {s}\n"
+           f"  }}) : ({t}, {s}) -> {t}\n  return %0 : {t}\n}}\n")
+    from oxla import runtime
+    assert "iree_linalg_ext.scan" in str(compile(src, compile_to="input"))
+    dtype = np.complex64 if element == "complex<f32>" else np.complex128
+    x = (1 + 0.1 * np.arange(24) + 0.05j * np.arange(24)[::-1]).reshape(8, 3).astype(dtype)
+    want = np.cumprod(x, axis=0) if padding.startswith("[[7") else np.cumprod(x[::-1], axis=0)[::-1]
+    np.testing.assert_allclose(np.asarray(runtime.load(compile(src)).main(x)), want, rtol=1e-5)
+
+
 def test_a_rejected_flag_leaves_no_flag_behind():
     from oxla.pipelines import compiler as compiler_module
 

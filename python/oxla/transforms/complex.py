@@ -12,7 +12,9 @@ the real and imaginary parts apart and joining them avoids both. A
 complex reduce_window with padding (a sum pool with 'SAME' padding)
 crashed IREE's compiler the same way: its inputs are padded with the
 initial values first (by stablehlo.pad, as the spec defines the window's
-padding, then split as above), and the windows have none.
+padding, then split as above), and the windows have none. Cumulative
+windows (jnp.cumsum, cumprod) stay: IREE runs them as scans, which have no
+fill, in O(n) rather than the padded window's O(n^2).
 """
 
 from __future__ import annotations
@@ -120,6 +122,26 @@ def _window_padding(op) -> tuple[list[tuple[int, int]], list[int]] | None:
     return edges, interior
 
 
+def _cumulative(op) -> bool:
+    """Whether a reduce_window is a cumulative reduction (jnp.cumsum, cumprod, forward or reverse): one
+    dimension's window spans it with all but one element padded on one side, every other window is one
+    element, nothing strided or dilated. IREE runs these as a scan, without the fill it crashed on, in
+    O(n) where the padded window would take O(n^2)."""
+    dims = shape(op.operands[0])
+    rank = len(dims)
+    windows = i64s(op, "window_dimensions", [1] * rank)
+    if any(i64s(op, name, [1] * rank) != [1] * rank
+           for name in ("window_strides", "base_dilations", "window_dilations")):
+        return False
+    spanned = [d for d in range(rank) if windows[d] != 1]
+    if len(spanned) != 1 or windows[spanned[0]] != dims[spanned[0]]:
+        return False
+    edges = padding_of(op, rank)
+    along = dims[spanned[0]] - 1
+    return edges[spanned[0]] in ((along, 0), (0, along)) and all(
+        edges[d] == (0, 0) for d in range(rank) if d != spanned[0])
+
+
 @register_pass
 class PadComplexWindows(RewritePass):
     """Pads the inputs of complex reduce_windows with padding explicitly (IREE crashed on the window's)."""
@@ -128,7 +150,8 @@ class PadComplexWindows(RewritePass):
     roots = ("stablehlo.reduce_window",)
 
     def matches(self, op) -> bool:
-        return any(isinstance(element(v), ir.ComplexType) for v in op.operands) and _window_padding(op) is not None
+        return any(isinstance(element(v), ir.ComplexType) for v in op.operands) \
+            and _window_padding(op) is not None and not _cumulative(op)
 
     def rewrite(self, op) -> None:
         """reduce_window(pad(inputs, inits), inits) with the op's windows, strides and window dilations."""

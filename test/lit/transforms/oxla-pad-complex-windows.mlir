@@ -52,3 +52,38 @@ func.func @left_alone(%x: tensor<7x13xf32>, %c: tensor<7x13xcomplex<f32>>) -> (t
   }) : (tensor<7x13xcomplex<f32>>, tensor<complex<f32>>) -> tensor<6x6xcomplex<f32>>
   return %0, %1 : tensor<7x7xf32>, tensor<6x6xcomplex<f32>>
 }
+
+// -----
+
+// Cumulative windows (jnp.cumsum, cumprod, forward or reverse) stay: IREE runs them as a scan, which
+// neither fills nor crashes, in O(n). A window one short of its dimension, or strided, is no scan.
+// CHECK-LABEL: func.func @cumulative
+// CHECK:         %[[F:.*]] = "stablehlo.reduce_window"(%arg0, %{{.*}}) <{padding = dense<{{\[\[}}7, 0], [0, 0]]>
+// CHECK:         %[[R:.*]] = "stablehlo.reduce_window"(%arg0, %{{.*}}) <{padding = dense<{{\[\[}}0, 0], [0, 8]]>
+// CHECK:         stablehlo.pad %arg0
+// CHECK:         stablehlo.pad %arg0
+// CHECK:         return %[[F]], %[[R]]
+func.func @cumulative(%x: tensor<8x9xcomplex<f32>>) -> (tensor<8x9xcomplex<f32>>, tensor<8x9xcomplex<f32>>, tensor<8x9xcomplex<f32>>, tensor<4x9xcomplex<f32>>) {
+  %one = stablehlo.constant dense<(1.0, 0.0)> : tensor<complex<f32>>
+  %0 = "stablehlo.reduce_window"(%x, %one) <{padding = dense<[[7, 0], [0, 0]]> : tensor<2x2xi64>, window_dimensions = array<i64: 8, 1>}> ({
+  ^bb0(%a: tensor<complex<f32>>, %b: tensor<complex<f32>>):
+    %s = stablehlo.multiply %a, %b : tensor<complex<f32>>
+    stablehlo.return %s : tensor<complex<f32>>
+  }) : (tensor<8x9xcomplex<f32>>, tensor<complex<f32>>) -> tensor<8x9xcomplex<f32>>
+  %1 = "stablehlo.reduce_window"(%x, %one) <{padding = dense<[[0, 0], [0, 8]]> : tensor<2x2xi64>, window_dimensions = array<i64: 1, 9>, window_strides = array<i64: 1, 1>}> ({
+  ^bb0(%a: tensor<complex<f32>>, %b: tensor<complex<f32>>):
+    %s = stablehlo.add %a, %b : tensor<complex<f32>>
+    stablehlo.return %s : tensor<complex<f32>>
+  }) : (tensor<8x9xcomplex<f32>>, tensor<complex<f32>>) -> tensor<8x9xcomplex<f32>>
+  %2 = "stablehlo.reduce_window"(%x, %one) <{padding = dense<[[6, 0], [0, 0]]> : tensor<2x2xi64>, window_dimensions = array<i64: 7, 1>}> ({
+  ^bb0(%a: tensor<complex<f32>>, %b: tensor<complex<f32>>):
+    %s = stablehlo.add %a, %b : tensor<complex<f32>>
+    stablehlo.return %s : tensor<complex<f32>>
+  }) : (tensor<8x9xcomplex<f32>>, tensor<complex<f32>>) -> tensor<8x9xcomplex<f32>>
+  %3 = "stablehlo.reduce_window"(%x, %one) <{padding = dense<[[7, 0], [0, 0]]> : tensor<2x2xi64>, window_dimensions = array<i64: 8, 1>, window_strides = array<i64: 2, 1>}> ({
+  ^bb0(%a: tensor<complex<f32>>, %b: tensor<complex<f32>>):
+    %s = stablehlo.add %a, %b : tensor<complex<f32>>
+    stablehlo.return %s : tensor<complex<f32>>
+  }) : (tensor<8x9xcomplex<f32>>, tensor<complex<f32>>) -> tensor<4x9xcomplex<f32>>
+  return %0, %1, %2, %3 : tensor<8x9xcomplex<f32>>, tensor<8x9xcomplex<f32>>, tensor<8x9xcomplex<f32>>, tensor<4x9xcomplex<f32>>
+}
