@@ -216,6 +216,13 @@ def _reversed_rows(x):
     return x[:, ::-1]
 
 
+def _fmod(x, y):
+    """jnp.fmod(x, y): C's remainder, with x's sign (a phase wrapped into a period)."""
+    import jax.numpy as jnp
+
+    return jnp.fmod(x, y)
+
+
 def _rotate_halves(x, cos, sin):
     """Rotary embeddings over the two halves of each head's lanes: (a c - b s, b c + a s), concatenated."""
     import jax.numpy as jnp
@@ -367,6 +374,8 @@ OPS = {
     "reflect_pad": ("jnp.pad(mode='reflect') of f32[8,56,56,64] by 3 in H and W", lambda: _reflect_pad,
                     lambda: [_normal(43, 8, 56, 56, 64)], 0.0),
     "reversed_rows": ("x[:, ::-1] of f32[4096,1024]", lambda: _reversed_rows, lambda: [_normal(69, 4096, 1024)], 0.0),
+    "fmod": ("jnp.fmod(x, y) of f32[1024,1024], |x| up to about 400 |y|", lambda: _fmod,
+             lambda: [_normal(80, 1024, 1024) * np.float32(100), _normal(81, 1024, 1024)], 0.0),
 }
 
 

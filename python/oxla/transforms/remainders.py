@@ -13,9 +13,10 @@ call it. The remainder of two finite floats is exactly representable, and
 long division of their significands computes it: the quotient's bits are
 dropped as many at a time as a remainder shifted left still fits 64 bits
 (11 for f64, 40 for f32), one `urem` each, at most 191 steps (f64) and 7
-(f32) for the widest exponent gaps. On an AVX2 Zen 3, one core, `fmod` of
-1M random f32 took 42.8 ms with IREE's `fmodf`, 15.0 ms with this (XLA
-45.9 ms); of f64 14.7 ms (XLA 51.7 ms).
+(f32) for the widest exponent gaps. On an AVX2 Zen 3, one core, `jnp.fmod`
+of f32[1024,1024] (`tools.bench.ops` `fmod`, paired) took 42.1-42.5 ms with
+IREE's `fmodf`, 9.8-9.9 ms with this (XLA 40.2-40.4 ms); f64 1M elements
+14.5 ms through `module.main` (XLA 43-51 ms).
 """
 
 from __future__ import annotations
