@@ -210,8 +210,8 @@ LLVM_CPU_CODEGEN_PASSES = (
     ("before:input", "builtin.module(oxla-llvmcpu-row-major-gemvs)"),
     # Counted loops (lax.scan, fori_loop) whose trip count is a multiple of 4 run four steps a trip, so
     # IREE's host program pays its per-trip cost a quarter as often (on an AVX2 Zen 3, paired: a scan of
-    # c = 0.9 c + x[t] over f32[1024,4096] 5.43 -> 4.92 ms, a 256-step tanh RNN 2.40 -> 2.11 ms, 256
-    # decoding steps 9.76 -> 9.14 ms); see oxla/transforms/loop_unroll.py.
+    # c = 0.9 c + x[t] over f32[1024,4096] 6.36 -> 5.13 ms, a 256-step tanh RNN 2.21 -> 1.79 ms, 256
+    # decoding steps 9.86 -> 8.60 ms); see oxla/transforms/loop_unroll.py.
     ("before:input", "builtin.module(oxla-unroll-loops)"),
     ("before:input", "builtin.module(oxla-llvmcpu-matmul-kernel)"),
     # NHWC convolutions with 7x1-, 1x7-like kernels the kernel pass left run as one matmul over the input's

@@ -95,7 +95,8 @@ def _unroll(loop, factor: int) -> None:
     body = loop.regions[1].blocks[0]
     original = list(body.operations)[:-1]
     terminator = _last(body)
-    results = list(terminator.operands)
+    returned = list(terminator.operands)  # the original body's results
+    results = returned
     for _ in range(factor - 1):
         mapping = dict(zip(body.arguments, results))
         for op in original:
@@ -104,7 +105,7 @@ def _unroll(loop, factor: int) -> None:
                 if operand in mapping:
                     copy.operands[i] = mapping[operand]
             mapping.update(zip(op.results, copy.results))
-        results = [mapping.get(v, v) for v in results]
+        results = [mapping.get(v, v) for v in returned]
     for i, value in enumerate(results):
         terminator.operands[i] = value
 
