@@ -318,3 +318,54 @@ def test_vulkan_runs_pieces_written_into_a_concatenation():
     x, c, s = _x(13), *(rng.standard_normal((ROWS, WIDTH // 2)).astype(np.float32) for _ in range(2))
     got = runtime.load(compile(ROTATED, target="vulkan-spirv"), device="vulkan").main(x, c, s)
     np.testing.assert_allclose(got, _rotated(x, c, s), rtol=1e-5, atol=1e-5)
+
+
+# ys[t] = c = 0.9 c + x[t] for every row t: lax.scan with its outputs stacked. Unrolled four steps a
+# trip (oxla-unroll-loops), one element-wise dispatch computes the four rows, and IREE copied each into
+# ys with a slow_memcpy dispatch of its own.
+V = f"tensor<{WIDTH}xf32>"
+SCAN = f"""func.func @main(%x: {T}) -> {T} {{
+  %i0 = stablehlo.constant dense<0> : tensor<i32>
+  %c0 = stablehlo.constant dense<0.0> : {V}
+  %ys0 = stablehlo.constant dense<0.0> : {T}
+  %r:3 = stablehlo.while(%i = %i0, %c = %c0, %ys = %ys0) : tensor<i32>, {V}, {T}
+    cond {{
+      %n = stablehlo.constant dense<{ROWS}> : tensor<i32>
+      %lt = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %lt : tensor<i1>
+    }} do {{
+      %z = stablehlo.constant dense<0> : tensor<i32>
+      %one = stablehlo.constant dense<1> : tensor<i32>
+      %decay = stablehlo.constant dense<0.9> : {V}
+      %row = stablehlo.dynamic_slice %x, %i, %z, sizes = [1, {WIDTH}] : ({T}, tensor<i32>, tensor<i32>) -> {R}
+      %flat = stablehlo.reshape %row : ({R}) -> {V}
+      %kept = stablehlo.multiply %c, %decay : {V}
+      %c2 = stablehlo.add %kept, %flat : {V}
+      %up = stablehlo.reshape %c2 : ({V}) -> {R}
+      %ys2 = stablehlo.dynamic_update_slice %ys, %up, %i, %z : ({T}, {R}, tensor<i32>, tensor<i32>) -> {T}
+      %i2 = stablehlo.add %i, %one : tensor<i32>
+      stablehlo.return %i2, %c2, %ys2 : tensor<i32>, {V}, {T}
+    }}
+  return %r#2 : {T}
+}}
+"""
+
+
+def test_the_steps_of_an_unrolled_scan_store_their_rows_themselves():
+    """Each step's row but the carried one (which the next trip reads too, and which IREE could not
+    store twice) is stored into ys by the dispatch that computes it."""
+    assert sum("memcpy" in name for name in _main_dispatches(SCAN)) == 1
+    assert sum("memcpy" in name for name in _main_dispatches(SCAN, **WITHOUT)) == 4  # the case arises
+    artifact = compile(SCAN)
+    assert "oxla-in-place-slice-updates" in " ".join(artifact.codegen_passes)  # compiled with the pass
+    x = _x(14)
+    want, c = np.zeros_like(x), np.zeros(WIDTH, np.float32)
+    for t in range(ROWS):
+        c = c * np.float32(0.9) + x[t]
+        want[t] = c
+    module = runtime.load(artifact, device="local-sync")
+    alone = runtime.load(compile(SCAN, **WITHOUT), device="local-sync").main(x)
+    for _ in range(2):
+        got = module.main(x)
+        np.testing.assert_array_equal(got, alone)  # the same bits as IREE's own updates
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
