@@ -1,10 +1,12 @@
 """oxla-llvmcpu-remainders: f32 and f64 remainders link on llvm-cpu and equal C's fmod bit for bit."""
 
+import warnings
+
 import numpy as np
 import pytest
 
 from oxla import runtime
-from oxla.pipelines import compile
+from oxla.pipelines import CodegenPassesWarning, compile
 
 
 
@@ -100,3 +102,22 @@ def test_jax_float64_fmod_mod_and_floor_divide_match_xla():
             np.testing.assert_array_equal(got, want)
     finally:
         jax.config.update("jax_enable_x64", False)
+
+
+def test_remainders_in_several_executables_link_together():
+    """IREE links a program's executables into one module: each one's helpers are private symbols, which
+    it renames apart (public ones clashed, and the program compiled without oxla's passes)."""
+    text = """func.func @main(%x: tensor<64xf32>, %y: tensor<64xf32>, %a: tensor<8x8xf32>) -> (tensor<64xf32>, tensor<8x8xf32>) {
+  %r = stablehlo.remainder %x, %y : tensor<64xf32>
+  %d = stablehlo.dot %a, %a : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
+  %e = stablehlo.remainder %d, %a : tensor<8x8xf32>
+  return %r, %e : tensor<64xf32>, tensor<8x8xf32>
+}"""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", CodegenPassesWarning)
+        artifact = compile(text)
+    x, y = np.arange(1, 65, dtype=np.float32), np.full(64, 3.0, np.float32)
+    a = np.arange(1, 65, dtype=np.float32).reshape(8, 8)
+    r, e = runtime.load(artifact).main(x, y, a)
+    _assert_fmod(np.asarray(r), x, y)
+    _assert_fmod(np.asarray(e), a @ a, a)

@@ -13,6 +13,7 @@ import os
 import re
 import sys
 import time
+import warnings
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping, Union
 
@@ -72,6 +73,11 @@ class CompileError(OxlaError):
         shown = [Diagnostic(d.severity, d.location, d.message, _useful_notes(d)) for d in diagnostics]
         body = "\n".join(str(d) for d in shown) or "no diagnostic was emitted"
         super().__init__(f"compilation failed in phase '{phase}':\n{body}", shown)
+
+
+class CodegenPassesWarning(UserWarning):
+    """IREE failed on the program as oxla's codegen passes left it, and the program was compiled without
+    them: it runs, slower than it should. The message has IREE's first error (an oxla bug to report)."""
 
 
 def _useful_notes(diag: Diagnostic) -> tuple[Diagnostic, ...]:
@@ -452,6 +458,10 @@ def _run_phases(compiler: _Compiler, module, target: Target, span: tuple[int, in
             module = ir.parse(pristine)
         try:
             compiler.run_phases(module, start, last, _with_passes(hooks, attempt.passes), times)
+            if index and attempts[0].passes and not attempt.passes:
+                first = str(first_error).splitlines()
+                warnings.warn(f"IREE failed after oxla's codegen passes ({first[0]} {first[1] if len(first) > 1 else ''});"
+                              " compiled without them, so the program runs slower", CodegenPassesWarning, stacklevel=3)
             return module, attempt
         except CompileError as exc:
             first_error = first_error or exc

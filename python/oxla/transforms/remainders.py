@@ -36,7 +36,7 @@ from oxla.transforms.registry import Pass, register_pass
 # bits a step, renormalized, and assembled as a normal or subnormal value. Integer operations only: the
 # executables run with denormals flushed, so floating-point ones would lose subnormal inputs.
 _FMOD = string.Template("""\
-llvm.func internal @$name(%x: $float, %y: $float) -> $float {
+llvm.func internal @$name(%x: $float, %y: $float) -> $float attributes {sym_visibility = "private"} {
   %zero = llvm.mlir.constant(0 : i64) : i64
   %one = llvm.mlir.constant(1 : i64) : i64
   %headroom = llvm.mlir.constant($headroom : i64) : i64
@@ -176,7 +176,7 @@ def _vector_text(name: str, lanes: int, element: str) -> str:
     """An llvm.func applying the element type's scalar fmod lane by lane to two vector<lanes x element>."""
     vector = f"vector<{lanes}x{element}>"
     scalar = FORMATS[element].name
-    lines = [f"llvm.func internal @{name}(%x: {vector}, %y: {vector}) -> {vector} {{",
+    lines = [f"llvm.func internal @{name}(%x: {vector}, %y: {vector}) -> {vector} attributes {{sym_visibility = \"private\"}} {{",
              f"  %v0 = llvm.mlir.poison : {vector}"]
     for lane in range(lanes):
         lines += [
