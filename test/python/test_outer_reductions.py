@@ -4,6 +4,7 @@ dimensions whose results are broadcast back run in dispatches of their own, with
 import re
 
 import numpy as np
+import pytest
 
 from oxla import ir, runtime
 from oxla.pipelines import compile
@@ -43,6 +44,8 @@ def test_a_column_max_subtracted_runs_as_two_dispatches_with_the_same_results():
     np.testing.assert_array_equal(got, x - x.max(axis=0))
 
 
+# Known: with oxla-llvmcpu-outer-reduction-dispatches disabled (the fused comparison), IREE finds vectors over its size limit; the program compiles without oxla's passes (CodegenPassesWarning).
+@pytest.mark.filterwarnings("default::oxla.pipelines.compiler.CodegenPassesWarning")
 def test_a_batch_mean_centred_matches_numpy():
     assert _dispatches(_CENTRED) == 2
     x = np.random.default_rng(43).standard_normal((8, 16, 16, 64)).astype(np.float32)
