@@ -44,7 +44,8 @@ def test_a_column_max_subtracted_runs_as_two_dispatches_with_the_same_results():
     np.testing.assert_array_equal(got, x - x.max(axis=0))
 
 
-# Known: with oxla-llvmcpu-outer-reduction-dispatches disabled (the fused comparison), IREE finds vectors over its size limit; the program compiles without oxla's passes (CodegenPassesWarning).
+# Known: with oxla-llvmcpu-outer-reduction-dispatches disabled (the fused comparison below), IREE finds vectors
+# over its size limit in what the other passes leave; that compile goes without them (CodegenPassesWarning).
 @pytest.mark.filterwarnings("default::oxla.pipelines.compiler.CodegenPassesWarning")
 def test_a_batch_mean_centred_matches_numpy():
     assert _dispatches(_CENTRED) == 2

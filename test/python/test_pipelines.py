@@ -4,6 +4,7 @@ import os
 import re
 import subprocess
 import sys
+import warnings
 
 import ml_dtypes
 import numpy as np
@@ -207,12 +208,30 @@ def test_a_failure_past_the_input_phase_retries_with_the_next_flag_set(monkeypat
         return real(self, module, start, stop, hooks, times)
 
     monkeypatch.setattr(compiler_module._Compiler, "run_phases", fail_first_set)
-    with pytest.warns(compiler_module.CodegenPassesWarning, match="phase 'dispatch-creation'.*runs slower"):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", compiler_module.CodegenPassesWarning)  # the flags failed, not the passes
         artifact = compile(MLP)
-    # The first set with oxla's codegen passes, the same set without them, then the next set.
-    assert seen == [len(TARGETS["llvm-cpu"].codegen_passes), 0, 0]
-    assert artifact.flag_set == TARGETS["llvm-cpu"].flag_sets[1][0] and artifact.codegen_passes == ()
+    # The first set with oxla's codegen passes, the same set without them, then the next set with them.
+    passes = len(TARGETS["llvm-cpu"].codegen_passes)
+    assert seen == [passes, 0, passes]
+    assert artifact.flag_set == TARGETS["llvm-cpu"].flag_sets[1][0] and len(artifact.codegen_passes) == passes
     assert "--iree-opt-level=O3" not in artifact.flags and "--iree-opt-data-tiling=true" in artifact.flags
+
+
+def test_a_failure_only_with_the_codegen_passes_compiles_without_them_and_warns(monkeypatch):
+    from oxla.pipelines import compiler as compiler_module
+
+    real = compiler_module._Compiler.run_phases
+
+    def fail_with_passes(self, module, start, stop, hooks, times):
+        if any(hooks.values()):
+            raise CompileError("executable-targets", [])
+        return real(self, module, start, stop, hooks, times)
+
+    monkeypatch.setattr(compiler_module._Compiler, "run_phases", fail_with_passes)
+    with pytest.warns(compiler_module.CodegenPassesWarning, match="phase 'executable-targets'.*runs slower"):
+        artifact = compile(MLP)
+    assert artifact.flag_set == TARGETS["llvm-cpu"].flag_sets[0][0] and artifact.codegen_passes == ()
 
 
 def test_codegen_passes_run_with_the_first_flag_set_unless_optimize_is_off():

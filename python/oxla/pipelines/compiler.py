@@ -424,11 +424,15 @@ class _Attempt:
 
 
 def _attempts(flag_sets: list, codegen_passes: tuple[tuple[str, str], ...]) -> list[_Attempt]:
-    """The flag sets in order; with codegen passes, the first set runs with them, then without."""
-    plain = [_Attempt(name, tuple(flags)) for name, flags in flag_sets]
-    if not codegen_passes:
-        return plain
-    return [_Attempt(plain[0].name, plain[0].flags, tuple(codegen_passes)), *plain]
+    """The flag sets in order, each with the codegen passes first (if any), then without them: a set IREE
+    fails on whatever the passes do (a dynamic batch with data tiling and O3) does not cost the next set
+    its passes."""
+    attempts = []
+    for name, flags in flag_sets:
+        if codegen_passes:
+            attempts.append(_Attempt(name, tuple(flags), tuple(codegen_passes)))
+        attempts.append(_Attempt(name, tuple(flags)))
+    return attempts
 
 
 def _with_passes(hooks: dict[int, list[Hook]], passes) -> dict[int, list[Hook]]:
@@ -450,7 +454,7 @@ def _run_phases(compiler: _Compiler, module, target: Target, span: tuple[int, in
     """
     start, last = span
     pristine = ir.to_bytecode(module) if len(attempts) > 1 else None
-    first_error = None
+    first_error = last_error = None
     for index, attempt in enumerate(attempts):
         if index:
             all_flags[at:at + len(attempts[index - 1].flags)] = attempt.flags
@@ -458,13 +462,14 @@ def _run_phases(compiler: _Compiler, module, target: Target, span: tuple[int, in
             module = ir.parse(pristine)
         try:
             compiler.run_phases(module, start, last, _with_passes(hooks, attempt.passes), times)
-            if index and attempts[0].passes and not attempt.passes:
-                first = str(first_error).splitlines()
+            previous = attempts[index - 1] if index else None
+            if previous is not None and previous.passes and not attempt.passes and previous.flags == attempt.flags:
+                first = str(last_error).splitlines()
                 warnings.warn(f"IREE failed after oxla's codegen passes ({first[0]} {first[1] if len(first) > 1 else ''});"
                               " compiled without them, so the program runs slower", CodegenPassesWarning, stacklevel=3)
             return module, attempt
         except CompileError as exc:
-            first_error = first_error or exc
+            first_error, last_error = first_error or exc, exc
             # A failure before global optimization is the program's (an unsupported op): other flags
             # cannot help, but the same flags without oxla's codegen passes may.
             early = phase_index(exc.phase) < phase_index("global-optimization")

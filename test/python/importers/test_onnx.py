@@ -98,8 +98,6 @@ def mlp_model():
          init("b2", randn(3, seed=4))])
 
 
-# Known: with a dynamic batch, IREE cannot distribute a vector.store its codegen leaves after oxla's passes; the program compiles without oxla's passes (CodegenPassesWarning).
-@pytest.mark.filterwarnings("default::oxla.pipelines.compiler.CodegenPassesWarning")
 def test_mlp_with_dynamic_batch_keeps_names_and_runs_any_batch():
     m = mlp_model()
     imported = import_onnx(m)
@@ -540,8 +538,6 @@ def test_custom_domain_operators_are_reported_with_their_domain():
         import_onnx(m)
 
 
-# Known: with a dynamic batch, IREE cannot distribute a vector.store its codegen leaves after oxla's passes; the program compiles without oxla's passes (CodegenPassesWarning).
-@pytest.mark.filterwarnings("default::oxla.pipelines.compiler.CodegenPassesWarning")
 def test_mismatched_inputs_raise_value_error():
     compiled = oxla.compile_model(mlp_model())
     with pytest.raises(ValueError, match=r"x: expected float32\[5, 8\], got float64\[5, 8\]"):

@@ -352,8 +352,6 @@ def _matmuls(a, b, v, batch, bias):
             F.scaled_dot_product_attention(q, k, val, attn_mask=torch.linspace(-1, 1, 16).reshape(4, 4), scale=0.3))
 
 
-# Known: IREE cannot distribute a vector.store in this program after oxla's passes (each attention alone compiles); the program compiles without oxla's passes (CodegenPassesWarning).
-@pytest.mark.filterwarnings("default::oxla.pipelines.compiler.CodegenPassesWarning")
 def test_matmuls_and_attention():
     torch.manual_seed(0)
     check(Lambda(_matmuls), torch.randn(4, 6), torch.randn(6, 5), torch.randn(6), torch.randn(3, 4, 4),
