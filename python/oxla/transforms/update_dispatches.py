@@ -378,10 +378,9 @@ def _stackable(update):
     number = ir.OpResult(value).result_number
     loaded = [op for op in ir.body_ops(update) if op.name == _LOAD][0].results[0].type
     if (groups[_ARGUMENT_DIMS] or groups[_RESULT_DIMS] or str(loaded) != str(value.type)
-            or _result_store(producer, number) is None or not _computes_element_wise(producer)
+            or len(list(value.uses)) != 1 or _result_store(producer, number) is None
+            or not _computes_element_wise(producer)
             or not all(_before(_outer(v, update, known=False), producer) for v in _access_groups(store)[2])):
-        return None
-    if len(list(value.uses)) != 1:
         return None
     if _made_by(tensor, producer):
         position = _tied(producer)[ir.OpResult(tensor).result_number]
@@ -630,7 +629,8 @@ class InPlaceSliceUpdates(Pass):
     """Writes slices computed from the tensor they update in place where safe; keeps IREE from it where not.
 
     A slice-update dispatch after a dispatch that reads the tensor only where the slice goes is merged into
-    it (_mergeable); an in-place dispatch reading its tensor elsewhere than it writes is split apart
+    it (_mergeable), one copying a result of an element-wise dispatch with more results has that dispatch
+    store it (_stackable); an in-place dispatch reading its tensor elsewhere than it writes is split apart
     (_overlapping_store), and a flow.tensor.update IREE would let its dispatch write under its own reads is
     fenced (_hazardous)."""
 
