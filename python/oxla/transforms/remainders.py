@@ -30,13 +30,16 @@ from iree.compiler.dialects import llvm
 from oxla import ir
 from oxla.transforms.registry import Pass, register_pass
 
+# IREE links a program's executables into one module: private helpers it renames apart, public ones clash.
+_PRIVATE = 'attributes {sym_visibility = "private"}'
+
 # fmod(x, y), C's semantics: NaN for x infinite or NaN, y zero or NaN; x where |x| < |y|; else the exact
 # x - trunc(x / y) * y, with x's sign (a zero too). On the bits as i64: significands normalized so their top
 # bit is bit `fraction_bits` (subnormal inputs through ctlz), reduced by long division `headroom` quotient
 # bits a step, renormalized, and assembled as a normal or subnormal value. Integer operations only: the
 # executables run with denormals flushed, so floating-point ones would lose subnormal inputs.
 _FMOD = string.Template("""\
-llvm.func internal @$name(%x: $float, %y: $float) -> $float attributes {sym_visibility = "private"} {
+llvm.func internal @$name(%x: $float, %y: $float) -> $float $private {
   %zero = llvm.mlir.constant(0 : i64) : i64
   %one = llvm.mlir.constant(1 : i64) : i64
   %headroom = llvm.mlir.constant($headroom : i64) : i64
@@ -155,7 +158,7 @@ class _Format:
         """The llvm.func computing this type's fmod."""
         exponent_bits = self.width - 1 - self.fraction_bits
         return _FMOD.substitute(
-            name=self.name, float=self.float, fraction_bits=self.fraction_bits,
+            name=self.name, float=self.float, private=_PRIVATE, fraction_bits=self.fraction_bits,
             headroom=63 - self.fraction_bits,  # a remainder of fraction_bits + 1 bits shifted this far fits i64
             magnitude=(1 << (self.width - 1)) - 1, infinity=((1 << exponent_bits) - 1) << self.fraction_bits,
             fraction=(1 << self.fraction_bits) - 1, hidden=1 << self.fraction_bits,
@@ -176,7 +179,7 @@ def _vector_text(name: str, lanes: int, element: str) -> str:
     """An llvm.func applying the element type's scalar fmod lane by lane to two vector<lanes x element>."""
     vector = f"vector<{lanes}x{element}>"
     scalar = FORMATS[element].name
-    lines = [f"llvm.func internal @{name}(%x: {vector}, %y: {vector}) -> {vector} attributes {{sym_visibility = \"private\"}} {{",
+    lines = [f"llvm.func internal @{name}(%x: {vector}, %y: {vector}) -> {vector} {_PRIVATE} {{",
              f"  %v0 = llvm.mlir.poison : {vector}"]
     for lane in range(lanes):
         lines += [
