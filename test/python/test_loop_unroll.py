@@ -5,7 +5,7 @@ import pytest
 
 from oxla import ir, runtime, transforms
 from oxla.pipelines import compile
-from oxla.transforms.loop_unroll import trip_count
+from oxla.transforms.loop_analysis import trip_count
 
 
 def _loop(trips: int, *, start: int = 0, step: int = 1, direction: str = "LT", nested: bool = False,

@@ -150,6 +150,10 @@ HOST_LOOPS = ("builtin.module(oxla-host-scalar-dispatches,oxla-host-loop-inits,"
 # wrong; see oxla/transforms/update_dispatches.py.
 HOST_LOOP_PASSES = (("after:dispatch-creation", "builtin.module(oxla-in-place-slice-updates)"),
                     ("after:flow", HOST_LOOPS))
+# A loop step's product of its row of an unchanging input with an unchanging matrix (an RNN's x[t] W) is
+# read from one product of every row computed before the loop, instead of a small matmul every trip;
+# see oxla/transforms/loop_contractions.py. Before the loop passes that copy bodies.
+STEP_CONTRACTIONS = ("before:input", "builtin.module(oxla-hoist-step-contractions)")
 
 
 LLVM_CPU_CODEGEN_PASSES = (
@@ -212,6 +216,7 @@ LLVM_CPU_CODEGEN_PASSES = (
     # IREE's host program pays its per-trip cost a quarter as often (on an AVX2 Zen 3, paired: a scan of
     # c = 0.9 c + x[t] over f32[1024,4096] 6.36 -> 5.13 ms, a 256-step tanh RNN 2.21 -> 1.79 ms, 256
     # decoding steps 9.86 -> 8.60 ms); see oxla/transforms/loop_unroll.py.
+    STEP_CONTRACTIONS,
     ("before:input", "builtin.module(oxla-unroll-loops)"),
     ("before:input", "builtin.module(oxla-llvmcpu-matmul-kernel)"),
     # NHWC convolutions with 7x1-, 1x7-like kernels the kernel pass left run as one matmul over the input's
@@ -357,7 +362,7 @@ TARGETS: dict[str, Target] = {
             ("vp_android_baseline_2022", "rdna3", "rdna2", "ampere", "turing", "valhall", "adreno"),
             "vulkan", False,
             "SPIR-V for Vulkan; the default profile runs on Mesa's software device (lavapipe)",
-            codegen_passes=HOST_LOOP_PASSES, wide_integers=False,
+            codegen_passes=(STEP_CONTRACTIONS, *HOST_LOOP_PASSES), wide_integers=False,
         ),
         Target(
             "cuda", "cuda", "--iree-cuda-target", "sm_80",
@@ -365,14 +370,14 @@ TARGETS: dict[str, Target] = {
             "cuda", True,
             "PTX for NVIDIA GPUs; the pinned compiler has no sm_90 target, so for Hopper use sm_89, "
             "whose PTX the driver compiles for the device",
-            codegen_passes=HOST_LOOP_PASSES,
+            codegen_passes=(STEP_CONTRACTIONS, *HOST_LOOP_PASSES),
         ),
         Target(
             "rocm", "hip", "--iree-rocm-target", "gfx942",
             ("gfx90a", "gfx942", "gfx1100"),
             "hip", True,
             "AMDGPU code for ROCm/HIP (MI250 gfx90a, MI300 gfx942, RDNA3 gfx1100)",
-            codegen_passes=HOST_LOOP_PASSES,
+            codegen_passes=(STEP_CONTRACTIONS, *HOST_LOOP_PASSES),
         ),
     )
 }

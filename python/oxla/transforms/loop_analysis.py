@@ -9,11 +9,13 @@ other calls) does; a value is the same on every trip when it is a constant,
 comes from outside the loops, is carried and handed back unchanged, or is
 computed from such values only. Both answers err towards "no": a value
 computed inside an outer loop counts as changing even for an inner one.
+`trip_count` reads how many trips a counted loop runs.
 """
 
 from __future__ import annotations
 
 from oxla import ir
+from oxla.dialects.elements import constant_value
 
 _LOOP = "stablehlo.while"
 _MAX_DEPTH = 200  # values traced back further than this count as changing (and keep Python's stack short)
@@ -36,6 +38,43 @@ def _function_of(op):
         looped |= _kind(parent) == _LOOP
         parent = parent.parent
     return parent, looped
+
+
+def scalar_constant(value) -> int | None:
+    """The value of a 0-d integer stablehlo.constant, else None."""
+    op = ir.producer(value)
+    if op is None or op.name != "stablehlo.constant":
+        return None
+    array = constant_value(op)
+    return int(array) if array.shape == () and array.dtype.kind in "iu" else None
+
+
+def terminator(block):
+    """The terminator of a block."""
+    operations = block.operations
+    return operations[len(operations) - 1]
+
+
+def trip_count(loop) -> int | None:
+    """The trips of a while that counts one carried scalar by one from a constant while it is below a
+    constant (the condition one compare LT of that scalar); None for other loops."""
+    cond, body = loop.regions[0].blocks[0], loop.regions[1].blocks[0]
+    ops = list(cond.operations)
+    if len(ops) != 2 or ops[0].name != "stablehlo.compare" or "LT" not in str(ops[0].attributes["comparison_direction"]):
+        return None
+    counter, limit = ops[0].operands
+    if not isinstance(counter, ir.BlockArgument) or counter.owner != cond or ops[1].operands[0] != ops[0].results[0]:
+        return None
+    index, end = counter.arg_number, scalar_constant(limit)
+    start = scalar_constant(loop.operands[index])
+    step = ir.producer(terminator(body).operands[index])
+    if end is None or start is None or step is None or step.name != "stablehlo.add":
+        return None
+    a, b = step.operands
+    argument = body.arguments[index]
+    if not ((a == argument and scalar_constant(b) == 1) or (b == argument and scalar_constant(a) == 1)):
+        return None
+    return max(end - start, 0)
 
 
 class LoopAnalysis:

@@ -18,45 +18,8 @@ from __future__ import annotations
 import dataclasses
 
 from oxla import ir
-from oxla.dialects.elements import constant_value
+from oxla.transforms.loop_analysis import terminator, trip_count
 from oxla.transforms.registry import Pass, register_pass
-
-
-def _scalar_constant(value) -> int | None:
-    """The value of a 0-d integer stablehlo.constant, else None."""
-    op = ir.producer(value)
-    if op is None or op.name != "stablehlo.constant":
-        return None
-    array = constant_value(op)
-    return int(array) if array.shape == () and array.dtype.kind in "iu" else None
-
-
-def _last(block):
-    """The terminator of a block."""
-    operations = block.operations
-    return operations[len(operations) - 1]
-
-
-def trip_count(loop) -> int | None:
-    """The trips of a while that counts one carried scalar by one from a constant while it is below a
-    constant (the condition one compare LT of that scalar); None for other loops."""
-    cond, body = loop.regions[0].blocks[0], loop.regions[1].blocks[0]
-    ops = list(cond.operations)
-    if len(ops) != 2 or ops[0].name != "stablehlo.compare" or "LT" not in str(ops[0].attributes["comparison_direction"]):
-        return None
-    counter, limit = ops[0].operands
-    if not isinstance(counter, ir.BlockArgument) or counter.owner != cond or ops[1].operands[0] != ops[0].results[0]:
-        return None
-    index, end = counter.arg_number, _scalar_constant(limit)
-    start = _scalar_constant(loop.operands[index])
-    step = ir.producer(_last(body).operands[index])
-    if end is None or start is None or step is None or step.name != "stablehlo.add":
-        return None
-    a, b = step.operands
-    argument = body.arguments[index]
-    if not ((a == argument and _scalar_constant(b) == 1) or (b == argument and _scalar_constant(a) == 1)):
-        return None
-    return max(end - start, 0)
 
 
 def _self_contained(body) -> bool:
@@ -85,7 +48,7 @@ def _changes_an_argument(loop) -> bool:
     """Whether the loop changes a carried value that starts as an argument of its function: unrolled,
     IREE copied such a value whole every trip (host_loops' in-place start no longer applied)."""
     body = loop.regions[1].blocks[0]
-    returned = list(_last(body).operands)
+    returned = list(terminator(body).operands)
     return any(isinstance(start, ir.BlockArgument) and returned[i] != body.arguments[i]
                for i, start in enumerate(loop.operands))
 
@@ -94,20 +57,20 @@ def _unroll(loop, factor: int) -> None:
     """Appends factor - 1 copies of the body to it, each taking the previous one's results."""
     body = loop.regions[1].blocks[0]
     original = list(body.operations)[:-1]
-    terminator = _last(body)
-    returned = list(terminator.operands)  # the original body's results
+    last = terminator(body)
+    returned = list(last.operands)  # the original body's results
     results = returned
     for _ in range(factor - 1):
         mapping = dict(zip(body.arguments, results))
         for op in original:
-            copy = op.clone(ip=ir.InsertionPoint(terminator))
+            copy = op.clone(ip=ir.InsertionPoint(last))
             for i, operand in enumerate(copy.operands):
                 if operand in mapping:
                     copy.operands[i] = mapping[operand]
             mapping.update(zip(op.results, copy.results))
         results = [mapping.get(v, v) for v in returned]
     for i, value in enumerate(results):
-        terminator.operands[i] = value
+        last.operands[i] = value
 
 
 @register_pass

@@ -57,6 +57,7 @@ BUILTIN_PASS_MODULES = (
     "oxla.transforms.simplify",
     "oxla.transforms.fold",
     "oxla.transforms.hlo_opt",
+    "oxla.transforms.loop_contractions",
     "oxla.transforms.cpu_tiles",
     "oxla.transforms.product_sums",
     "oxla.transforms.cpu_kernels",

@@ -24,6 +24,7 @@
 // CHECK-NEXT:   --oxla-hlo-opt{{ +}}- Simplifies, folds, canonicalizes, CSEs and DCEs StableHLO, round after round, until nothing changes.
 // CHECK-NEXT:       max-iterations=<int> (default 8) - the most rounds to run
 // CHECK-NEXT:       fast-math=<bool> (default false) - also apply simplifications that change NaN, infinity, -0.0 or rounding results
+// CHECK-NEXT:   --oxla-hoist-step-contractions{{ +}}- Computes each loop step's product of its input row with a fixed matrix as one product before the loop.
 // CHECK-NEXT:   --oxla-host-loop-inits{{ +}}- Lets host loops update their carried tensors in place: constant starts placed, argument starts consumed.
 // CHECK-NEXT:   --oxla-host-scalar-dispatches{{ +}}- Computes on the host the scalar dispatches host loops ran and read back every trip.
 // CHECK-NEXT:   --oxla-in-place-slice-updates{{ +}}- Writes slices computed from the tensor they update in place where safe; keeps IREE from it where not.
