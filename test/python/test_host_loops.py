@@ -10,6 +10,8 @@ import pytest
 from oxla import ir, runtime
 from oxla.pipelines import compile
 
+from loops import counted_loop
+
 ROWS, WIDTH = 64, 32
 STACK_BYTES = ROWS * WIDTH * 4
 
@@ -244,25 +246,17 @@ def test_vulkan_runs_the_loops_where_it_exists():
     np.testing.assert_allclose(got, _fori_expected(rows), rtol=1e-6, atol=1e-6)
 
 
-TWO_STACKS = f"""func.func @main(%x: tensor<{ROWS}x{WIDTH}xf32>) -> (tensor<{ROWS}x{WIDTH}xf32>, tensor<{ROWS}x{WIDTH}xf32>) {{
-  %zeros = stablehlo.constant dense<0.0> : tensor<{ROWS}x{WIDTH}xf32>
-  %i0 = stablehlo.constant dense<0> : tensor<i32>
-  %r:3 = stablehlo.while(%i = %i0, %a = %zeros, %b = %zeros) : tensor<i32>, tensor<{ROWS}x{WIDTH}xf32>, tensor<{ROWS}x{WIDTH}xf32>
-    cond {{
-      %n = stablehlo.constant dense<{ROWS}> : tensor<i32>
-      %lt = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
-      stablehlo.return %lt : tensor<i1>
-    }} do {{
-      %z = stablehlo.constant dense<0> : tensor<i32>
-      %row = stablehlo.dynamic_slice %x, %i, %z, sizes = [1, {WIDTH}] : (tensor<{ROWS}x{WIDTH}xf32>, tensor<i32>, tensor<i32>) -> tensor<1x{WIDTH}xf32>
-      %neg = stablehlo.negate %row : tensor<1x{WIDTH}xf32>
-      %a2 = stablehlo.dynamic_update_slice %a, %row, %i, %z : (tensor<{ROWS}x{WIDTH}xf32>, tensor<1x{WIDTH}xf32>, tensor<i32>, tensor<i32>) -> tensor<{ROWS}x{WIDTH}xf32>
-      %b2 = stablehlo.dynamic_update_slice %b, %neg, %i, %z : (tensor<{ROWS}x{WIDTH}xf32>, tensor<1x{WIDTH}xf32>, tensor<i32>, tensor<i32>) -> tensor<{ROWS}x{WIDTH}xf32>
-      %one = stablehlo.constant dense<1> : tensor<i32>
-      %i2 = stablehlo.add %i, %one : tensor<i32>
-      stablehlo.return %i2, %a2, %b2 : tensor<i32>, tensor<{ROWS}x{WIDTH}xf32>, tensor<{ROWS}x{WIDTH}xf32>
-    }}
-  return %r#1, %r#2 : tensor<{ROWS}x{WIDTH}xf32>, tensor<{ROWS}x{WIDTH}xf32>
+STACK = f"tensor<{ROWS}x{WIDTH}xf32>"
+_TWO_STACKS_STEP = f"""
+%z = stablehlo.constant dense<0> : tensor<i32>
+%row = stablehlo.dynamic_slice %x, %i, %z, sizes = [1, {WIDTH}] : ({STACK}, tensor<i32>, tensor<i32>) -> tensor<1x{WIDTH}xf32>
+%neg = stablehlo.negate %row : tensor<1x{WIDTH}xf32>
+%a2 = stablehlo.dynamic_update_slice %a, %row, %i, %z : ({STACK}, tensor<1x{WIDTH}xf32>, tensor<i32>, tensor<i32>) -> {STACK}
+%b2 = stablehlo.dynamic_update_slice %b, %neg, %i, %z : ({STACK}, tensor<1x{WIDTH}xf32>, tensor<i32>, tensor<i32>) -> {STACK}
+"""
+TWO_STACKS = f"""func.func @main(%x: {STACK}) -> ({STACK}, {STACK}) {{
+  %zeros = stablehlo.constant dense<0.0> : {STACK}
+{counted_loop(ROWS, [("%a", "%zeros", STACK), ("%b", "%zeros", STACK)], _TWO_STACKS_STEP, ["%a2", "%b2"])}  return %r#1, %r#2 : {STACK}, {STACK}
 }}
 """
 

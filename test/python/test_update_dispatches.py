@@ -11,6 +11,8 @@ import pytest
 from oxla import ir, runtime
 from oxla.pipelines import compile
 
+from loops import counted_loop
+
 ROWS, WIDTH = 16, 64
 T = f"tensor<{ROWS}x{WIDTH}xf32>"
 
@@ -324,29 +326,20 @@ def test_vulkan_runs_pieces_written_into_a_concatenation():
 # trip (oxla-unroll-loops), one element-wise dispatch computes the four rows, and IREE copied each into
 # ys with a slow_memcpy dispatch of its own.
 V = f"tensor<{WIDTH}xf32>"
+_SCAN_STEP = f"""
+%z = stablehlo.constant dense<0> : tensor<i32>
+%decay = stablehlo.constant dense<0.9> : {V}
+%row = stablehlo.dynamic_slice %x, %i, %z, sizes = [1, {WIDTH}] : ({T}, tensor<i32>, tensor<i32>) -> {R}
+%flat = stablehlo.reshape %row : ({R}) -> {V}
+%kept = stablehlo.multiply %c, %decay : {V}
+%c2 = stablehlo.add %kept, %flat : {V}
+%up = stablehlo.reshape %c2 : ({V}) -> {R}
+%ys2 = stablehlo.dynamic_update_slice %ys, %up, %i, %z : ({T}, {R}, tensor<i32>, tensor<i32>) -> {T}
+"""
 SCAN = f"""func.func @main(%x: {T}) -> {T} {{
-  %i0 = stablehlo.constant dense<0> : tensor<i32>
   %c0 = stablehlo.constant dense<0.0> : {V}
   %ys0 = stablehlo.constant dense<0.0> : {T}
-  %r:3 = stablehlo.while(%i = %i0, %c = %c0, %ys = %ys0) : tensor<i32>, {V}, {T}
-    cond {{
-      %n = stablehlo.constant dense<{ROWS}> : tensor<i32>
-      %lt = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
-      stablehlo.return %lt : tensor<i1>
-    }} do {{
-      %z = stablehlo.constant dense<0> : tensor<i32>
-      %one = stablehlo.constant dense<1> : tensor<i32>
-      %decay = stablehlo.constant dense<0.9> : {V}
-      %row = stablehlo.dynamic_slice %x, %i, %z, sizes = [1, {WIDTH}] : ({T}, tensor<i32>, tensor<i32>) -> {R}
-      %flat = stablehlo.reshape %row : ({R}) -> {V}
-      %kept = stablehlo.multiply %c, %decay : {V}
-      %c2 = stablehlo.add %kept, %flat : {V}
-      %up = stablehlo.reshape %c2 : ({V}) -> {R}
-      %ys2 = stablehlo.dynamic_update_slice %ys, %up, %i, %z : ({T}, {R}, tensor<i32>, tensor<i32>) -> {T}
-      %i2 = stablehlo.add %i, %one : tensor<i32>
-      stablehlo.return %i2, %c2, %ys2 : tensor<i32>, {V}, {T}
-    }}
-  return %r#2 : {T}
+{counted_loop(ROWS, [("%c", "%c0", V), ("%ys", "%ys0", T)], _SCAN_STEP, ["%c2", "%ys2"])}  return %r#2 : {T}
 }}
 """
 
