@@ -108,6 +108,13 @@ def test_an_unrolled_loop_computes_the_same_values():
     np.testing.assert_allclose(got, want, rtol=2e-5, atol=2e-5)
 
 
-def test_loops_changing_an_argument_stay_as_they_are():
-    # h starts as the argument h0 and changes: unrolled, IREE copied such a value whole every trip
-    assert _dots_in_body(_loop(16, from_argument=True)) == 1
+def test_loops_changing_an_argument_unroll_too():
+    # h starts as the argument h0 and changes (oxla-host-loop-inits still hands h0's buffer to the loop)
+    assert _dots_in_body(_loop(16, from_argument=True)) == 4
+    rng = np.random.default_rng(8)
+    w, h = (rng.standard_normal((64, 64)) * 0.1).astype(np.float32), rng.standard_normal((8, 64)).astype(np.float32)
+    kept = h.copy()
+    src = _loop(16, from_argument=True)
+    got = np.asarray(runtime.load(compile(src)).main(w, h))
+    np.testing.assert_array_equal(got, np.asarray(runtime.load(compile(src, disable_passes=["oxla-unroll-loops"])).main(w, h)))
+    np.testing.assert_array_equal(h, kept)

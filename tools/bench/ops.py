@@ -155,6 +155,18 @@ def _tanh_rnn(xs, w, u):
     return jax.lax.scan(step, jnp.zeros(xs.shape[1:], xs.dtype), xs)[1]
 
 
+def _tanh_rnn_from(xs, w, u, h0):
+    """_tanh_rnn from a given first state h0 (an argument the loop changes), as a model's RNN layer is called."""
+    import jax
+    import jax.numpy as jnp
+
+    def step(h, x):
+        h = jnp.tanh(x @ w + h @ u)
+        return h, h
+
+    return jax.lax.scan(step, h0, xs)[1]
+
+
 def _batch_rows(x, ids):
     import jax.numpy as jnp
 
@@ -343,6 +355,9 @@ OPS = {
                  lambda: _tanh_rnn,
                  lambda: [_normal(66, 256, 4, 128), *(_normal(67 + i, 128, 128) * np.float32(0.08) for i in range(2))],
                  1e-4),
+    "tanh_rnn_h0": ("tanh_rnn from a first state h0 passed in", lambda: _tanh_rnn_from,
+                    lambda: [_normal(66, 256, 4, 128), *(_normal(67 + i, 128, 128) * np.float32(0.08) for i in range(2)),
+                             _normal(69, 4, 128)], 1e-4),
     "batch_rows": ("x[b, ids[b, j]]: 128 rows of each of the 32 batches of f32[32,512,768]", lambda: _batch_rows,
                    lambda: [_normal(41, 32, 512, 768), np.random.default_rng(42).integers(0, 512, (32, 128)).astype(np.int32)],
                    0.0),

@@ -29,7 +29,10 @@ it whole every trip too: IREE may not write the caller's buffer, and its
 copy-on-write cannot tell the first trip, which reads the argument, from the
 others, which read the loop's own copy. When nothing but the loop reads the
 argument, the pass marks its import `consume`, handing its buffer to the
-program, which then copies nothing. oxla.runtime copies every argument a
+program, which then copies nothing. A loop IREE rotates (its body before
+its test, as for an unrolled one) sits in an `scf.if` whose other branch
+hands the argument back for a loop of no trips; that branch and the loop
+never both run, so it counts as no other reader. oxla.runtime copies every argument a
 program may write before the call (oxla-argument-writes), so the caller's
 array stays as it was. An argument read elsewhere too keeps its per-trip
 copy: consumed, IREE updated it in place under the other readers.
@@ -86,16 +89,37 @@ def _unplaced(value) -> bool:
     return isinstance(value.type, ir.RankedTensorType) and producer is not None and producer.name in _UNPLACED
 
 
-def _imported(value):
-    """The `hal.tensor.import` that `value` is (through reshapes) and that nothing else reads, or None.
+def _branch(guard, op) -> int:
+    """Which region of `guard` holds `op` (its own block's region, or one an ancestor's block is in)."""
+    while op.parent is not None and op.parent != guard:
+        op = op.parent
+    return next((i for i, region in enumerate(guard.regions) if any(b == op.block for b in region.blocks)), -1)
+
+
+def _skipped_loop_start(use, loop) -> bool:
+    """Whether `use` is the `scf.yield` of the other branch of an scf.if around `loop`: IREE guards a
+    loop it rotates (the body before the test) with such an if, whose other branch hands the starts
+    back for a loop of no trips; that branch and the loop never both run."""
+    op = ir.user(use)
+    guard = op.parent
+    if op.name != "scf.yield" or guard is None or guard.name != "scf.if":
+        return False
+    inside = _branch(guard, loop)
+    return inside != -1 and inside != _branch(guard, op)
+
+
+def _imported(value, loop):
+    """The `hal.tensor.import` that `value` is (through reshapes) and that nothing but `loop` reads, or None.
 
     A consumed argument read elsewhere too came out wrong (IREE updated it in place under the other
-    reader), so only an argument the loop alone reads is handed over."""
+    reader), so only an argument the loop alone reads is handed over (and the other branch of its guard
+    may hand it back)."""
     producer = ir.producer(value)
     while producer is not None and len(list(value.uses)) == 1 and producer.name in _VIEWS:
         value = producer.operands[0]
         producer = ir.producer(value)
-    alone = len(list(value.uses)) == 1
+    readers = [use for use in value.uses if ir.user(use) != loop and not _skipped_loop_start(use, loop)]
+    alone = not readers
     return producer if alone and producer is not None and producer.name == "hal.tensor.import" else None
 
 
@@ -177,7 +201,7 @@ class HostLoopInits(Pass):
                 continue
             for position in range(_first_init(loop), len(loop.operands)):
                 value = loop.operands[position]
-                imported = _imported(value)
+                imported = _imported(value, loop)
                 if imported is not None:
                     imported.attributes["consume"] = ir.UnitAttr.get()
                 elif not _unplaced(value):

@@ -8,9 +8,14 @@ a wait, a few microseconds a trip whatever the body does (a scan of
 copies the body of such a loop `factor` times into one trip, where the
 trip count is a multiple of it, so that the host does that work once per
 `factor` steps, and IREE can fuse one step's element-wise work into the
-next. Bodies whose nested regions use the body's values are left alone,
-and so are loops that change a value that starts as an argument (IREE then
-copied that value whole every trip).
+next. Bodies whose nested regions use the body's values are left alone.
+A loop that changes a value starting as an argument (an RNN's initial state
+passed in) unrolls too: IREE guards the loop it then rotates with an
+`scf.if` that hands the starts back when no trip runs, and
+oxla-host-loop-inits hands the argument's buffer to the loop all the same
+(before it did, IREE copied that value whole every trip, and such loops
+were left alone: a 256-step tanh RNN of batch 4 and width 128 from an h0
+argument, one AVX2 Zen 3 thread, 1.92 ms rolled, 1.47 ms unrolled).
 """
 
 from __future__ import annotations
@@ -42,15 +47,6 @@ def _size(ops: list, functions: dict, calls: tuple = ()) -> int:
             if callee in functions and callee not in calls:
                 total += _size(list(functions[callee].regions[0].blocks[0].operations), functions, calls + (callee,))
     return total
-
-
-def _changes_an_argument(loop) -> bool:
-    """Whether the loop changes a carried value that starts as an argument of its function: unrolled,
-    IREE copied such a value whole every trip (host_loops' in-place start no longer applied)."""
-    body = loop.regions[1].blocks[0]
-    returned = list(terminator(body).operands)
-    return any(isinstance(start, ir.BlockArgument) and returned[i] != body.arguments[i]
-               for i, start in enumerate(loop.operands))
 
 
 def _unroll(loop, factor: int) -> None:
@@ -92,6 +88,6 @@ class UnrollLoops(Pass):
             trips = trip_count(loop)
             body = loop.regions[1].blocks[0]
             if trips is None or trips < self.factor or trips % self.factor or not _self_contained(body) \
-                    or _changes_an_argument(loop) or _size(list(body.operations), functions) > self.max_body_ops:
+                    or _size(list(body.operations), functions) > self.max_body_ops:
                 continue
             _unroll(loop, self.factor)
