@@ -5,7 +5,9 @@ import pytest
 
 from oxla import ir, runtime, transforms
 from oxla.pipelines import compile
-from oxla.transforms.loop_analysis import trip_count
+from oxla.transforms.loop_analysis import scalar_constant, trip_count
+
+from loops import counted_loop
 
 
 def _loop(trips: int, *, start: int = 0, step: int = 1, direction: str = "LT", nested: bool = False,
@@ -87,12 +89,35 @@ def _dots_in_body(text: str, options: str = "") -> int:
 def test_loops_whose_trips_are_a_multiple_of_the_factor_run_that_many_steps_a_trip():
     assert _dots_in_body(_loop(16)) == 4
     assert _dots_in_body(_loop(16), "factor=2") == 2
-    assert _dots_in_body(_loop(15)) == 1  # no multiple of 4
+    assert _dots_in_body(_loop(15)) == 4  # 12 trips four steps a trip, then a loop of 3 (below)
     assert _dots_in_body(_loop(2)) == 1  # fewer trips than the factor
     assert _dots_in_body(_loop(16, nested=True)) == 1  # a nested region uses the body's values
     assert _dots_in_body(_loop(16), "max-body-ops=3") == 1  # too large
     assert _dots_in_body(_called(16), "max-body-ops=6") == 1  # counted with the function it calls
     assert _dots_in_body(_called(16), "max-body-ops=12") == 4
+
+
+@pytest.mark.parametrize("end, start", [(15, 0), (16, 3), (7, 0)])
+def test_trips_past_a_multiple_of_the_factor_run_in_a_loop_after_it(end, start):
+    trips = end - start
+    module = ir.parse(_loop(end, start=start))
+    transforms.run(module, "builtin.module(oxla-unroll-loops,oxla-dce)")
+    ir.verify_or_raise(module)
+    first, rest = [op for op in ir.ops(module) if op.name == "stablehlo.while"]
+    limit = list(first.regions[0].blocks[0].operations)[0].operands[1]
+    assert scalar_constant(limit) == end - trips % 4  # where the unrolled loop stops
+    assert list(rest.operands) == list(first.results)  # the rest starts where the first loop stops
+    assert trip_count(rest) is None  # and is left as it is (its start is no constant)
+    assert sum(op.name == "stablehlo.dot_general" for op in rest.regions[1].blocks[0].operations) == 1
+    rng = np.random.default_rng(trips)
+    w, h = (rng.standard_normal((64, 64)) * 0.1).astype(np.float32), rng.standard_normal((8, 64)).astype(np.float32)
+    src = _loop(end, start=start)
+    got = np.asarray(runtime.load(compile(src)).main(w, h))
+    np.testing.assert_array_equal(got, np.asarray(runtime.load(compile(src, disable_passes=["oxla-unroll-loops"])).main(w, h)))
+    want = np.tanh(h.astype(np.float64))
+    for _ in range(trips):
+        want = np.tanh(want @ w)
+    np.testing.assert_allclose(got, want, rtol=2e-5, atol=2e-5)
 
 
 def test_an_unrolled_loop_computes_the_same_values():
@@ -118,3 +143,56 @@ def test_loops_changing_an_argument_unroll_too():
     got = np.asarray(runtime.load(compile(src)).main(w, h))
     np.testing.assert_array_equal(got, np.asarray(runtime.load(compile(src, disable_passes=["oxla-unroll-loops"])).main(w, h)))
     np.testing.assert_array_equal(h, kept)
+
+
+# ys[i] = xs[i, ::-1] - xs[i - 1] for i below 16, over the rows of xs [16, 8] (xs[-1] read as xs[0], as a
+# dynamic_slice clamps its start): each step reads the row its index names and the one before.
+_X = "tensor<16x8xf32>"
+_ROW = "tensor<1x8xf32>"
+_DIFFERENCE_STEP = f"""
+%z = stablehlo.constant dense<0> : tensor<i32>
+%c1 = stablehlo.constant dense<1> : tensor<i32>
+%p = stablehlo.subtract %i, %c1 : tensor<i32>
+%prev = stablehlo.dynamic_slice %xs, %p, %z, sizes = [1, 8] : ({_X}, tensor<i32>, tensor<i32>) -> {_ROW}
+%row = stablehlo.dynamic_slice %xs, %i, %z, sizes = [1, 8] : ({_X}, tensor<i32>, tensor<i32>) -> {_ROW}
+%rev = stablehlo.reverse %row, dims = [1] : {_ROW}
+%d = stablehlo.subtract %rev, %prev : {_ROW}
+%ys2 = stablehlo.dynamic_update_slice %ys, %d, %i, %z : ({_X}, {_ROW}, tensor<i32>, tensor<i32>) -> {_X}
+"""
+_DIFFERENCES = f"""func.func @main(%x: {_X}) -> {_X} {{
+  %zeros = stablehlo.constant dense<0.0> : {_X}
+{counted_loop(16, [("%xs", "%x", _X), ("%ys", "%zeros", _X)], _DIFFERENCE_STEP, ["%xs", "%ys2"])}  return %r#2 : {_X}
+}}
+"""
+
+
+def test_a_copy_reads_the_index_before_it_as_it_is():
+    # a copy's i - 1 is the step before's index (i + 1) - 1, used as that index itself: IREE (O2 and up)
+    # fused the copies' index values into one dispatch of several results and, one of them being its
+    # own input, handed two copies the same row, so this loop came out wrong
+    module = ir.parse(_DIFFERENCES)
+    transforms.run(module, "builtin.module(oxla-hlo-opt,oxla-unroll-loops,oxla-dce)")
+    body = _while(module).regions[1].blocks[0]
+    subtracts = [op for op in body.operations if op.name == "stablehlo.subtract" and "i32" in str(op.results[0].type)]
+    assert len(subtracts) == 1 and isinstance(subtracts[0].operands[0], ir.BlockArgument)  # the first copy's
+    x = np.random.default_rng(9).standard_normal((16, 8)).astype(np.float32)
+    want = np.stack([x[i, ::-1] - x[max(i - 1, 0)] for i in range(16)])
+    np.testing.assert_array_equal(runtime.load(compile(_DIFFERENCES)).main(x), want)
+
+
+def test_loops_that_update_a_tensor_they_read_slices_of_stay_as_they_are():
+    # x.at[i].set(x[i, ::-1] + x[i - 1]): unrolled, IREE reads each copy's rows from the copy before
+    step = _DIFFERENCE_STEP.replace("%xs", "%ys").replace("%d = stablehlo.subtract", "%d = stablehlo.add")
+    text = f"""func.func @main(%x: {_X}) -> {_X} {{
+{counted_loop(16, [("%ys", "%x", _X)], step, ["%ys2"])}  return %r#1 : {_X}
+}}
+"""
+    module = ir.parse(text)
+    transforms.run(module, "builtin.module(oxla-hlo-opt,oxla-unroll-loops,oxla-dce)")
+    body = _while(module).regions[1].blocks[0]
+    assert sum(op.name == "stablehlo.dynamic_update_slice" for op in body.operations) == 1
+    x = np.random.default_rng(10).standard_normal((16, 8)).astype(np.float32)
+    want = x.copy()
+    for i in range(16):
+        want[i] = want[i, ::-1] + want[max(i - 1, 0)]
+    np.testing.assert_array_equal(runtime.load(compile(text)).main(x), want)

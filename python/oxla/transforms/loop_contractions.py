@@ -90,7 +90,8 @@ def _hoist(loop, trips: int, op) -> bool:
     shift = 1 if dropped else 0  # x's dimensions are lhs's, after the row's where it was dropped
     lhs_contracting = [d + shift for d in numbers.lhs_contracting_dimensions]
     outside = (_before(loop, x), _before(loop, rhs))
-    if any(v is None for v in outside) or 0 in lhs_contracting or trips < build.shape(x)[0] or _before(loop, index) is not None:
+    fixed_row = _before(loop, index) is not None
+    if any(v is None for v in outside) or 0 in lhs_contracting or trips < build.shape(x)[0] or fixed_row:
         return False
     result = op.results[0]
     rows = build.shape(x)[:1] + build.shape(result)[1 - shift:]
