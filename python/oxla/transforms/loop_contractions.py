@@ -13,8 +13,8 @@ its host cost); the loop then reads its row. Taken where:
   loop would not have computed;
 - the row's index changes from trip to trip (an unchanging row is loop
   code motion's, and costs one product);
-- the contraction has no batching dimensions, and its other operand is
-  the same on every trip.
+- the contraction has no batching dimensions, its other operand is the
+  same on every trip, and the inputs' shape is static.
 
 JAX puts a scan's step in a private function its loop calls, so modules
 with such loops have their calls inlined first (IREE's input phase would
@@ -64,6 +64,8 @@ def _row(value):
     if op is None or op.name != "stablehlo.dynamic_slice":
         return None
     x, index, *others = op.operands
+    if not ir.RankedTensorType(x.type).has_static_shape:
+        return None
     dims, sizes = build.shape(x), build.i64s(op, "slice_sizes", [])
     if not dims or sizes != [1, *dims[1:]] or any(scalar_constant(v) != 0 for v in others):
         return None

@@ -129,3 +129,30 @@ func.func @few_trips(%x: tensor<16x8x64xf32>, %w: tensor<64x64xf32>) -> tensor<8
     }
   return %r#1 : tensor<8x64xf32>
 }
+
+// -----
+
+// Left alone: inputs of a size known only at run time (the loop may run fewer trips than they have rows).
+// CHECK-LABEL: func.func @dynamic_rows
+// CHECK-NOT:     stablehlo.dynamic_slice %{{[0-9]+}},
+// CHECK:         stablehlo.while
+// CHECK:         stablehlo.dot_general %{{[0-9]+}}, %iterArg
+func.func @dynamic_rows(%x: tensor<?x8x64xf32>, %w: tensor<64x64xf32>) -> tensor<8x64xf32> {
+  %zero = stablehlo.constant dense<0> : tensor<i32>
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  %n = stablehlo.constant dense<16> : tensor<i32>
+  %h0 = stablehlo.constant dense<0.0> : tensor<8x64xf32>
+  %r:4 = stablehlo.while(%i = %zero, %h = %h0, %xs = %x, %wc = %w) : tensor<i32>, tensor<8x64xf32>, tensor<?x8x64xf32>, tensor<64x64xf32>
+    cond {
+      %lt = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %lt : tensor<i1>
+    } do {
+      %row = stablehlo.dynamic_slice %xs, %i, %zero, %zero, sizes = [1, 8, 64] : (tensor<?x8x64xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x64xf32>
+      %xt = stablehlo.reshape %row : (tensor<1x8x64xf32>) -> tensor<8x64xf32>
+      %a = stablehlo.dot_general %xt, %wc, contracting_dims = [1] x [0] : (tensor<8x64xf32>, tensor<64x64xf32>) -> tensor<8x64xf32>
+      %h2 = stablehlo.add %h, %a : tensor<8x64xf32>
+      %i2 = stablehlo.add %i, %one : tensor<i32>
+      stablehlo.return %i2, %h2, %xs, %wc : tensor<i32>, tensor<8x64xf32>, tensor<?x8x64xf32>, tensor<64x64xf32>
+    }
+  return %r#1 : tensor<8x64xf32>
+}
