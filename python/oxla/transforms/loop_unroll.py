@@ -11,7 +11,7 @@ element-wise work into the next. Where the trip count is no multiple of
 `factor`, the trips past the last multiple run after it in a copy of the
 original loop (a 1023-step scan: 1020 steps four a trip, then 3 one a trip).
 Bodies whose nested regions use the body's values are left alone, and so
-are bodies that read a slice of a carried tensor they update (below).
+are bodies that read a carried tensor they update (below).
 A loop that changes a value starting as an argument (an RNN's initial state
 passed in) unrolls too: IREE guards the loop it then rotates with an
 `scf.if` that hands the starts back when no trip runs, and
@@ -58,10 +58,10 @@ def _size(ops: list, functions: dict, calls: tuple = ()) -> int:
 
 
 def _updates_what_it_reads(body) -> bool:
-    """Whether the body reads a slice of a carried tensor it also updates in place (a `fori_loop`'s
-    x.at[i].set(0.5 * x[i - 1] + x[i])). Unrolled, IREE reads each copy's rows from the copy before it
-    and recomputes them there (the fori_loop over the rows of f32[1024,4096] on an AVX2 Zen 3, one thread,
-    paired: 4.22-4.24 ms rolled, 4.68-4.94 ms unrolled), so such loops stay as they are."""
+    """Whether the body reads a carried tensor it also updates in place, through a slice or otherwise
+    (a `fori_loop`'s x.at[i].set(0.5 * x[i - 1] + x[i])). Unrolled, IREE reads each copy's rows from the
+    copy before it and recomputes them there (the fori_loop over the rows of f32[1024,4096] on an AVX2
+    Zen 3, one thread, paired: 4.22-4.24 ms rolled, 4.68-4.94 ms unrolled), so such loops stay rolled."""
     for argument in body.arguments:
         updated = [ir.user(use).name in _UPDATES and use.operand_number == 0 for use in argument.uses]
         if any(updated) and not all(updated):
