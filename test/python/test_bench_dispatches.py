@@ -51,6 +51,26 @@ def test_a_call_is_every_submission_and_shares_count_each_run_of_a_dispatch():
     assert "x" not in lines[2].split("%")[0] and "34.3%" in lines[2]
 
 
+# A loop's program: one command buffer per call before the loop, then one recorded anew every trip (two
+# calls of two trips here), each a row of its own.
+LOOP = """  host_execute main_dispatch_0_matmul_1024x128x128_f32  count=2 total=2.000 ms avg=1.000 ms tiles=8
+  host_execute main_dispatch_1_elementwise_4x128_f32  count=4 total=4.000 us avg=1.000 us tiles=4
+  host_execute_queue p=0 q=0 execute  count=2 total=2.010 ms avg=1.005 ms operations=2
+  host_execute_queue p=0 q=0 execute  count=1 total=2.000 us avg=2.000 us operations=1
+  host_execute_queue p=0 q=0 execute  count=1 total=2.000 us avg=2.000 us operations=1
+  host_execute_queue p=0 q=0 execute  count=1 total=3.000 us avg=3.000 us operations=1
+  host_execute_queue p=0 q=0 execute  count=1 total=1.000 us avg=1.000 us operations=1
+"""
+
+
+def test_a_loops_trips_count_towards_the_calls_they_ran_in():
+    rows = dispatches.parse_statistics(LOOP, calls=2)
+    assert rows[-1][:2] == ("total", 2) and rows[-1][2] == pytest.approx((2.010e-3 + 8e-6) / 2)
+    lines = dispatches.report("rnn", rows, 1).splitlines()
+    assert lines[0] == "rnn: 1.009 ms per call (1 thread)"
+    assert "x2" in lines[2] and lines[2].endswith("main_dispatch_1_elementwise_4x128_f32")
+
+
 @pytest.mark.parametrize("array, spec", [
     (np.zeros((2, 3), np.float32), "2x3xf32"),
     (np.zeros((4,), ml_dtypes.bfloat16), "4xbf16"),
@@ -77,5 +97,16 @@ def test_a_zoo_model_profiles_into_its_dispatches(tmp_path, threads):
     rows = dispatches.profile("row_sum", 1, str(tmp_path), threads)
     names = [name for name, _, _ in rows]
     assert names[-1] == "total" and len(names) >= 2
+    assert rows[-1][1] == dispatches.ITERATIONS  # one repetition's calls
     total = rows[-1][2]
     assert 0 < sum(seconds for _, _, seconds in rows[:-1]) <= total
+
+
+def test_an_op_with_a_loop_profiles_per_call(tmp_path):
+    pytest.importorskip("jax")
+    rows = dispatches.profile("tanh_rnn", 1, str(tmp_path))
+    calls, whole = rows[-1][1], rows[-1][2]
+    assert calls == dispatches.ITERATIONS
+    per_trip = [count for _, count, _ in rows[:-1] if count >= 64 * calls]  # 256 steps, at least 64 trips
+    assert per_trip and all(count % calls == 0 for count in per_trip)
+    assert 0 < sum(count * seconds for _, count, seconds in rows[:-1]) / calls <= whole

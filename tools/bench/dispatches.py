@@ -1,13 +1,18 @@
 #!/usr/bin/env python3
-"""Where a zoo model's time goes on oxla: each dispatch's time inside the running program.
+"""Where a zoo model's or an op's time goes on oxla: each dispatch's time inside the running program.
 
-    python -m tools.bench.dispatches gemm_f32 gemm_bf16 --repeat 5 [--threads 2]
+    python -m tools.bench.dispatches gemm_f32 gemm_bf16 tanh_rnn --repeat 5 [--threads 2]
 
-Compiles each model with oxla's defaults, runs it with `iree-benchmark-module`
-on one core (`local-sync`, IREE's caching allocator, the model's own inputs;
-with --threads N, `local-task` with N workers) with IREE's host-execution
-profiling on, and prints `iree-profile statistics` per dispatch: calls, mean
-time, and share of the program's time. Dispatches
+Compiles each model (a zoo model, or a row of tools.bench.ops) with oxla's
+defaults, runs it with `iree-benchmark-module` on one core (`local-sync`,
+IREE's caching allocator, the model's own inputs; with --threads N,
+`local-task` with N workers), ITERATIONS calls a repetition, with IREE's
+host-execution profiling on, and prints `iree-profile statistics` per
+dispatch: calls per program call, mean time, and share of the program's
+time. The calls are counted, not read from the profile: a program with a
+loop submits a command buffer per trip, each a row of its own there. A
+call's time is its command buffers' time: host work between them (a loop's
+trips) is not in it. Dispatches
 measured this way see the caches as the program leaves them, unlike IREE's
 per-dispatch benchmarks (`--iree-hal-dump-executable-benchmarks-to`), whose
 buffers are never written: every read hits one zero page, so a 1024^3 f32
@@ -33,12 +38,13 @@ if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
 from oxla.runtime import drivers  # noqa: E402
-from tools.bench import systems, zoo  # noqa: E402
+from tools.bench import ops, systems, zoo  # noqa: E402
 
 # One row of `iree-profile statistics`: a dispatch's name, call count and mean time with its unit.
 _ROW = re.compile(r"host_execute (\S+)\s+count=(\d+) total=\S+ \S+ avg=(\S+) (\S+)")
 _TOTAL = re.compile(r"host_execute_queue \S+ \S+ execute\s+count=(\d+) total=\S+ \S+ avg=(\S+) (\S+)")
 _SECONDS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+ITERATIONS = 20  # program calls per benchmark repetition
 
 
 def _tool(name: str) -> str:
@@ -94,7 +100,7 @@ def profile(name: str, repeat: int, workdir: str, threads: int = 1) -> list[tupl
     import oxla
     from oxla import ir
 
-    model = zoo.build(name)
+    model = zoo.build(name) if name in zoo.MODELS else ops.build(name)
     artifact = oxla.compile(ir.to_text(systems.imported_module(model).module), target="llvm-cpu")
     vmfb = os.path.join(workdir, f"{name}.vmfb")
     artifact.save(vmfb)
@@ -104,21 +110,26 @@ def profile(name: str, repeat: int, workdir: str, threads: int = 1) -> list[tupl
     pin = ["taskset", "-c", str(min(os.sched_getaffinity(0)))] if one_core else []
     subprocess.run([*pin, _tool("iree-benchmark-module"), f"--module={vmfb}", *device_flags(threads),
                     "--device_allocator=caching", "--function=main", *inputs, f"--benchmark_repetitions={repeat}",
+                    f"--benchmark_min_time={ITERATIONS}x",
                     "--device_profiling_mode=host-execution", f"--device_profiling_output={trace}"],
                    check=True, capture_output=True, env=tool_environment(workdir))
     report = subprocess.run([_tool("iree-profile"), "statistics", trace], check=True, capture_output=True,
                             text=True).stdout
-    return parse_statistics(report)
+    return parse_statistics(report, calls=repeat * ITERATIONS)
 
 
-def parse_statistics(report: str) -> list[tuple[str, int, float]]:
+def parse_statistics(report: str, calls: int | None = None) -> list[tuple[str, int, float]]:
     """(dispatch, calls, mean seconds) from `iree-profile statistics` text, ("total", program calls, mean
-    seconds of a whole call) last when given: a program that submits several command buffers per call
-    has one execute row for each, every one run once per call."""
+    seconds of a whole call) last when given. With `calls` (the program calls profiled) a call's time is
+    every execution's time over them; without, each execute row counts as run once per call (a program
+    that submits several command buffers per call has one row for each, unless it records them anew,
+    as a loop does every trip)."""
     rows = [(m[1], int(m[2]), float(m[3]) * _SECONDS[m[4]]) for m in _ROW.finditer(report)]
     executes = [(int(m[1]), float(m[2]) * _SECONDS[m[3]]) for m in _TOTAL.finditer(report)]
-    if executes:
-        rows.append(("total", min(calls for calls, _ in executes), sum(mean for _, mean in executes)))
+    if executes and calls:
+        rows.append(("total", calls, sum(count * mean for count, mean in executes) / calls))
+    elif executes:
+        rows.append(("total", min(count for count, _ in executes), sum(mean for _, mean in executes)))
     return rows
 
 
@@ -138,8 +149,8 @@ def report(name: str, rows: list[tuple[str, int, float]], threads: int) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("models", nargs="+", choices=sorted(zoo.MODELS), metavar="MODEL",
-                        help=f"zoo models: {', '.join(zoo.MODELS)}")
+    parser.add_argument("models", nargs="+", choices=[*zoo.MODELS, *ops.OPS], metavar="MODEL",
+                        help=f"zoo models ({', '.join(zoo.MODELS)}) or tools.bench.ops rows")
     parser.add_argument("--repeat", type=int, default=5, help="benchmark repetitions (default 5)")
     parser.add_argument("--threads", type=int, default=1,
                         help="workers: 1 runs on the caller's thread (local-sync), more on local-task (default 1)")

@@ -394,7 +394,8 @@ OPS = {
 }
 
 
-def _model(name: str) -> zoo.Model:
+def build(name: str) -> zoo.Model:
+    """The op called `name` (see OPS) as a zoo.Model, its inputs on 64-byte boundaries."""
     description, factory, inputs, tolerance = OPS[name]
     return zoo.Model(name, description, factory(), [zoo.aligned(a) for a in inputs()], tolerance=tolerance)
 
@@ -410,7 +411,7 @@ def _check(got: list[np.ndarray], want: list[np.ndarray], tolerance: float) -> s
 
 def measure_op(name: str, repeat: int) -> dict:
     """One op on both systems: resident medians, compile seconds, and the check against XLA."""
-    model = _model(name)
+    model = build(name)
     prepared = {s: systems.make(s, systems.Settings()).prepare(model) for s in ("oxla", "xla")}
     outputs = {s: p.call(model.inputs) for s, p in prepared.items()}
     check = _check(outputs["oxla"], outputs["xla"], model.tolerance)
