@@ -1,4 +1,5 @@
-"""oxla-legalize-fft: fft forms IREE rejects compile as DFT matmuls and match numpy."""
+"""oxla-legalize-fft and oxla-llvmcpu-staged-fft: fft forms IREE rejects compile as DFT matmuls or stages,
+the ones it lowers as stages on llvm-cpu, and all match numpy."""
 
 import numpy as np
 import pytest
@@ -15,6 +16,23 @@ CASES = [
     ("irfft_33_f64", "IRFFT", (3, 17), [33], lambda x: np.fft.irfft(x, 33), np.complex128),
     ("irfft_3x4x8", "IRFFT", (2, 3, 4, 5), [3, 4, 8], lambda x: np.fft.irfftn(x, (3, 4, 8), axes=(1, 2, 3)),
      np.complex64),
+    # stages: lengths of small prime factors, 64 and up
+    ("fft_1000", "FFT", (3, 1000), [1000], lambda x: np.fft.fft(x), np.complex64),
+    ("fft_1001_f64", "FFT", (2, 1001), [1001], lambda x: np.fft.fft(x), np.complex128),
+    ("ifft_96x128", "IFFT", (2, 96, 128), [96, 128], lambda x: np.fft.ifft2(x), np.complex64),
+    ("fft_256x6", "FFT", (256, 6), [256, 6], lambda x: np.fft.fft2(x), np.complex64),
+    ("rfft_200_f64", "RFFT", (5, 200), [200], lambda x: np.fft.rfft(x), np.float64),
+    ("rfft_64x80", "RFFT", (2, 64, 80), [64, 80], lambda x: np.fft.rfft2(x), np.float32),
+    ("irfft_201_f64", "IRFFT", (3, 101), [201], lambda x: np.fft.irfft(x, 201), np.complex128),
+    ("irfft_64x80", "IRFFT", (2, 64, 41), [64, 80], lambda x: np.fft.irfft2(x, (64, 80)), np.complex64),
+]
+# the forms IREE lowers (one f32 axis, a power of two) that oxla-llvmcpu-staged-fft takes
+IREE_FORMS = [
+    ("fft_1024", "FFT", (4, 1024), [1024], lambda x: np.fft.fft(x), np.complex64),
+    ("ifft_64", "IFFT", (8, 64), [64], lambda x: np.fft.ifft(x), np.complex64),
+    ("rfft_4096", "RFFT", (2, 4096), [4096], lambda x: np.fft.rfft(x), np.float32),
+    ("irfft_256", "IRFFT", (3, 129), [256], lambda x: np.fft.irfft(x, 256), np.complex64),
+    ("fft_128", "FFT", (2, 128), [128], lambda x: np.fft.fft(x), np.complex64),
 ]
 _MLIR = {np.complex64: "complex<f32>", np.complex128: "complex<f64>", np.float32: "f32", np.float64: "f64"}
 _REAL = {np.complex64: np.float32, np.complex128: np.float64, np.float32: np.float32, np.float64: np.float64}
@@ -49,11 +67,11 @@ def _input(shape, dtype):
     return (real + 1j * rng.standard_normal(shape) if dtype in _COMPLEX.values() else real).astype(dtype)
 
 
-@pytest.mark.parametrize("name, kind, shape, lengths, reference, dtype", CASES, ids=[c[0] for c in CASES])
-def test_matches_numpy(name, kind, shape, lengths, reference, dtype):
+def _matches_numpy(pass_name, kind, shape, lengths, reference, dtype):
+    """`pass_name` leaves no fft, and the compiled program matches numpy."""
     src = _program(kind, shape, lengths, dtype)
     module = ir.parse(src)
-    transforms.run(module, "builtin.module(oxla-legalize-fft)")
+    transforms.run(module, f"builtin.module({pass_name})")
     assert "stablehlo.fft" not in ir.to_text(module)
 
     x = _input(shape, dtype)
@@ -62,6 +80,16 @@ def test_matches_numpy(name, kind, shape, lengths, reference, dtype):
     tolerance = 1e-12 if _REAL[dtype] == np.float64 else 1e-5
     assert result.dtype == expected.astype(result.dtype).dtype
     np.testing.assert_allclose(result, expected, rtol=0, atol=tolerance * max(1.0, np.abs(expected).max()))
+
+
+@pytest.mark.parametrize("name, kind, shape, lengths, reference, dtype", CASES, ids=[c[0] for c in CASES])
+def test_matches_numpy(name, kind, shape, lengths, reference, dtype):
+    _matches_numpy("oxla-legalize-fft", kind, shape, lengths, reference, dtype)
+
+
+@pytest.mark.parametrize("name, kind, shape, lengths, reference, dtype", IREE_FORMS, ids=[c[0] for c in IREE_FORMS])
+def test_staged_iree_forms_match_numpy(name, kind, shape, lengths, reference, dtype):
+    _matches_numpy("oxla-llvmcpu-staged-fft", kind, shape, lengths, reference, dtype)
 
 
 def test_iree_rejects_them_unlegalized():
@@ -83,5 +111,5 @@ def test_iree_lowered_irfft_matches_numpy():
     rewrites see (a complex<f32> binding type once failed to parse there)."""
     src = _program("IRFFT", (4, 33), [64], np.complex64)
     x = _input((4, 33), np.complex64)
-    result = np.asarray(runtime.load(compile(src)).main(x))
+    result = np.asarray(runtime.load(compile(src, disable_passes=["oxla-llvmcpu-staged-fft"])).main(x))
     np.testing.assert_allclose(result, np.fft.irfft(x.astype(np.complex128), 64), rtol=0, atol=1e-5)

@@ -10,9 +10,9 @@ oxla.runtime copies them), the two interleaved (medians of --repeat samples), an
 checked against XLA: sorts and top-k exactly, the rest within the op's
 tolerance. Prints one row per op: medians, oxla / XLA, compile seconds, and
 the check. Sorts, argsorts, top-k, argmax, transposed, 7x1 and grouped
-convolutions, half-precision GEMMs, tiny batched matmuls and row gathers are
-where oxla replaces IREE's code (sort.py, top_k.py, arg_reductions.py,
-convolutions.py, cpu_kernels.py, tiny_matmuls.py and gathers.py in
+convolutions, half-precision GEMMs, tiny batched matmuls, row gathers and FFTs
+are where oxla replaces IREE's code (sort.py, top_k.py, arg_reductions.py,
+convolutions.py, cpu_kernels.py, tiny_matmuls.py, gathers.py and fft.py in
 oxla/transforms); the loops, the per-batch row gather and the reflect
 padding are where host_loops.py, the scatters' slice updates, the gathers'
 loops and the optimizer's concatenations changed the program; the strided
@@ -267,6 +267,35 @@ def _reflect_pad(x):
     return jnp.pad(x, ((0, 0), (3, 3), (3, 3), (0, 0)), mode="reflect")
 
 
+def _complex_normal(seed: int, *shape) -> np.ndarray:
+    """Standard complex normal c64 values (real and imaginary parts from two seeds)."""
+    return (_normal(seed, *shape) + 1j * _normal(seed + 1, *shape)).astype(np.complex64)
+
+
+def _fft(x):
+    """jnp.fft.fft along the last axis."""
+    import jax.numpy as jnp
+    return jnp.fft.fft(x)
+
+
+def _rfft(x):
+    """jnp.fft.rfft along the last axis."""
+    import jax.numpy as jnp
+    return jnp.fft.rfft(x)
+
+
+def _irfft(x):
+    """jnp.fft.irfft along the last axis."""
+    import jax.numpy as jnp
+    return jnp.fft.irfft(x)
+
+
+def _fft2(x):
+    """jnp.fft.fft2 over the last two axes."""
+    import jax.numpy as jnp
+    return jnp.fft.fft2(x)
+
+
 def _mlp_with_params(x, *params):
     """The zoo's MLP with its weights and biases as arguments, as JAX models pass their parameters."""
     import jax
@@ -389,6 +418,15 @@ OPS = {
     "reflect_pad": ("jnp.pad(mode='reflect') of f32[8,56,56,64] by 3 in H and W", lambda: _reflect_pad,
                     lambda: [_normal(43, 8, 56, 56, 64)], 0.0),
     "reversed_rows": ("x[:, ::-1] of f32[4096,1024]", lambda: _reversed_rows, lambda: [_normal(69, 4096, 1024)], 0.0),
+    "fft_rows": ("jnp.fft.fft of c64[64,1024] along rows", lambda: _fft, lambda: [_complex_normal(90, 64, 1024)], 1e-5),
+    "rfft_rows": ("jnp.fft.rfft of f32[64,1024] along rows: a spectrum of real signals", lambda: _rfft,
+                  lambda: [_normal(92, 64, 1024)], 1e-5),
+    "irfft_rows": ("jnp.fft.irfft of c64[64,513] to f32[64,1024]", lambda: _irfft,
+                   lambda: [_complex_normal(93, 64, 513)], 1e-5),
+    "fft_1000": ("jnp.fft.fft of c64[64,1000] along rows (a length of 2^3 5^3)", lambda: _fft,
+                 lambda: [_complex_normal(95, 64, 1000)], 1e-5),
+    "fft2": ("jnp.fft.fft2 of c64[8,256,256]: 2-D spectra, as spectral convolutions take them", lambda: _fft2,
+             lambda: [_complex_normal(97, 8, 256, 256)], 1e-5),
     "fmod": ("jnp.fmod(x, y) of f32[1024,1024], |x| up to about 400 |y|", lambda: _fmod,
              lambda: [_normal(80, 1024, 1024) * np.float32(100), _normal(81, 1024, 1024)], 0.0),
 }

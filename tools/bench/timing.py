@@ -51,8 +51,8 @@ def relative_error(got: list[np.ndarray], want: list[np.ndarray]) -> float:
         return math.inf
     worst = 0.0
     for g, w in zip(got, want):
-        g = np.asarray(g).astype(np.float64)
-        w = np.asarray(w).astype(np.float64)
+        wide = np.complex128 if np.iscomplexobj(g) or np.iscomplexobj(w) else np.float64
+        g, w = np.asarray(g).astype(wide), np.asarray(w).astype(wide)
         if g.shape != w.shape:
             return math.inf
         diff = np.abs(g - w)

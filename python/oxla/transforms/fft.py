@@ -1,16 +1,21 @@
-"""oxla-legalize-fft: compute the stablehlo.fft forms IREE rejects as DFT matrix products.
+"""stablehlo.fft as ops IREE compiles well: Stockham stages, or DFT matrix products.
 
-IREE lowers fft only for one f32 dimension of power-of-two length; other
-lengths, several dimensions, and f64 fail to compile. Those become one DFT
-per transformed dimension: a dot_general with constant cos and sin
-matrices, on the real and imaginary parts (`stablehlo.real`/`imag`, joined
-by `stablehlo.complex`), so that no complex constant is needed. Per the
-spec, FFT/IFFT transform every dimension of `fft_length`; RFFT takes the
-real DFT of the last one (keeping N/2+1 outputs) and then complex DFTs of
-the others; IRFFT inverts that: inverse complex DFTs of the leading
-dimensions, then the Hermitian inverse of the last one. Inverses are scaled
-by 1/N. O(N^2) work per dimension instead of O(N log N): meant for the
-lengths that otherwise do not compile at all.
+- oxla-legalize-fft (every target): IREE lowers fft only for one f32
+  dimension of power-of-two length; other lengths, several dimensions, and
+  f64 fail to compile. Those are computed here, an axis at a time.
+- oxla-llvmcpu-staged-fft: IREE's own lowering of the forms it takes runs a
+  bit-reversal gather and a radix-2 pass per factor of two, element by
+  element; where stages apply they run instead.
+
+An axis whose length is 64 or more with prime factors of at most 16 runs as
+stages (below); other axes as one DFT: a dot_general with constant cos and
+sin matrices, on the real and imaginary parts (`stablehlo.real`/`imag`,
+joined by `stablehlo.complex`), so that no complex constant is needed,
+O(N^2) work. Per the spec, FFT/IFFT transform every dimension of
+`fft_length`; RFFT takes the real DFT of the last one (keeping N/2+1
+outputs) and then complex DFTs of the others; IRFFT inverts that: inverse
+complex DFTs of the leading dimensions, then the Hermitian inverse of the
+last one. Inverses are scaled by 1/N.
 """
 
 from __future__ import annotations
@@ -20,7 +25,8 @@ import numpy as np
 from oxla import ir
 from oxla.dialects.elements import dtype_of
 from oxla.transforms.registry import RewritePass, register_pass
-from oxla.dialects.stablehlo_build import complex_parts, element, enum_name, i64_array, i64s, one, replace, shape, tensor
+from oxla.dialects.stablehlo_build import (broadcast, complex_parts, element, enum_name, i64_array, i64s, one, replace,
+                                           reshape, shape, slice_to, strided_slice, tensor, transpose)
 
 
 def _real_type(value):
@@ -29,14 +35,14 @@ def _real_type(value):
     return kind.element_type if isinstance(kind, ir.ComplexType) else kind
 
 
-def _cos_sin(rows: int, cols: int, length: int) -> tuple[np.ndarray, np.ndarray]:
-    """cos and sin of 2*pi*k*n/length for k < rows, n < cols, with exact zeros, ones and symmetries.
+def _unit(turns: np.ndarray, length: int) -> tuple[np.ndarray, np.ndarray]:
+    """cos and sin of 2*pi*turns/length for integer `turns`, with exact zeros, ones and symmetries.
 
     The angle is reduced exactly (in integers) to a quadrant and to at most
     pi/4 within it, so sin(pi) is 0 rather than 1.2e-16 and mirrored entries
     are equal.
     """
-    turn = 4 * ((np.arange(rows)[:, None] * np.arange(cols)[None, :]) % length)  # angle in units of pi/(2*length)
+    turn = 4 * (turns % length)  # angle in units of pi/(2*length)
     quadrant, rest = turn // length, turn % length
     mirrored = 2 * rest > length
     small = np.where(mirrored, length - rest, rest) * (np.pi / 2) / length
@@ -45,8 +51,13 @@ def _cos_sin(rows: int, cols: int, length: int) -> tuple[np.ndarray, np.ndarray]
     return (np.choose(quadrant, [c for c, _ in rotations]), np.choose(quadrant, [s for _, s in rotations]))
 
 
+def _cos_sin(rows: int, cols: int, length: int) -> tuple[np.ndarray, np.ndarray]:
+    """cos and sin of 2*pi*k*n/length for k < rows, n < cols (see _unit)."""
+    return _unit(np.arange(rows)[:, None] * np.arange(cols)[None, :], length)
+
+
 def _matrix(values: np.ndarray, real):
-    """A constant [out, in] matrix of the real element type."""
+    """A constant of the real element type: an [out, in] matrix, or a stage's table."""
     attr = ir.DenseElementsAttr.get(np.ascontiguousarray(values, dtype=dtype_of(real)),
                                     type=tensor(list(values.shape), real))
     return one("stablehlo.constant", attr.type, value=attr)
@@ -95,30 +106,218 @@ def _hermitian_inverse(re, im, length: int):
                    _apply(im, _matrix(-sin * weights, element(re))))
 
 
-def _complex_dfts(re, im, dims: list[tuple[int, int]], inverse: bool):
-    """Complex DFTs (inverse ones scaled) along each (dim, length) of `dims`."""
-    for dim, length in dims:
-        re, im = _complex_dft(re, im, dim, length, inverse)
-    return re, im
-
-
 def _join(re, im, result_type):
     """The complex tensor re + i*im."""
     return one("stablehlo.complex", result_type, re, im)
 
 
+# Transforms along one axis of a length with small prime factors run as Stockham stages instead: each
+# stage is one element-wise expression (IREE gives it one dispatch, one pass over the data), O(N log N)
+# work in all, and the stages leave the result in order. The data are "planes": the axis's tensor as
+# [lead, length, 2, trail], real and imaginary parts side by side in each row, so that one expression
+# writes both and the trailing elements are contiguous vectors. A transform along the last axis
+# (trail 1) splits its length as n1 x n2 (the four-step method): n1-point transforms of the columns,
+# each vectorized across the n2 of a row, twiddle factors, a transpose, and n2-point transforms vectorized
+# across the n1.
+_VECTOR = 8  # trailing elements a stage wants contiguous: an AVX2 vector of f32
+_LARGEST_RADIX = 16  # a stage of radix p costs like a p-point DFT matrix per element: larger factors take one
+_STAGED_FROM = 64  # shorter transforms stay one DFT matrix product
+
+
+def _radices(length: int) -> list[int] | None:
+    """The stage radices of `length`: fours, a two, then odd primes; None when a prime factor exceeds
+    _LARGEST_RADIX."""
+    radices = []
+    while length % 4 == 0:
+        radices, length = radices + [4], length // 4
+    if length % 2 == 0:
+        radices, length = radices + [2], length // 2
+    prime = 3
+    while length > 1:
+        if prime > _LARGEST_RADIX:
+            return None
+        while length % prime == 0:
+            radices, length = radices + [prime], length // prime
+        prime += 2
+    return radices
+
+
+def _split(length: int) -> tuple[int, int] | None:
+    """(n1, n2) with n1 * n2 == length and n2 >= _VECTOR: each phase's trailing rows whole vectors where
+    that can be, both as near sqrt(length) as that allows."""
+    splits = [(length // n2, n2) for n2 in range(_VECTOR, length // 2 + 1) if length % n2 == 0]
+    return min(splits, key=lambda s: (sum(n % _VECTOR != 0 for n in s), abs(s[1] - length ** 0.5)), default=None)
+
+
+def _staged(length: int, trail: int) -> bool:
+    """True where a transform of `length` with `trail` contiguous elements after its axis runs as stages."""
+    if length < _STAGED_FROM or _radices(length) is None:
+        return False
+    return trail >= _VECTOR or _split(length) is not None
+
+
+def _stage_table(radix: int, span: int, sign: int) -> np.ndarray:
+    """[radix out, radix in, span, 2 out parts, 2 in parts]: a stage's butterfly times its twiddles, as the
+    real matrix of each complex factor w^(k_in (k_out span + s)), w = exp(sign 2 pi i / (radix span))."""
+    k_out, k_in, s = np.meshgrid(np.arange(radix), np.arange(radix), np.arange(span), indexing="ij")
+    cos, sin = _unit(k_in * (k_out * span + s), radix * span)
+    return _parts_matrix(cos, sign * sin)
+
+
+def _parts_matrix(cos: np.ndarray, sin: np.ndarray) -> np.ndarray:
+    """cos + i sin as [..., 2 out parts, 2 in parts] real matrices: (re, im) -> (re cos - im sin, re sin + im cos)."""
+    return np.stack([np.stack([cos, -sin], -1), np.stack([sin, cos], -1)], -2)
+
+
+def _mix(pieces, tables, out: list[int], piece_dims: list[int], table_dims: list[int]):
+    """sum of piece * table over pairs, both broadcast to `out` (all-zero tables skipped)."""
+    total = None
+    for piece, table in zip(pieces, tables):
+        if not table.any():
+            continue
+        term = _binary("multiply", broadcast(piece, out, piece_dims),
+                       broadcast(_matrix(table, element(piece)), out, table_dims))
+        total = term if total is None else _binary("add", total, term)
+    return total
+
+
+def _pieces(source, radix: int, groups: int, span: int) -> list[tuple[int, int, object]]:
+    """(k, part, piece): the stage input's k-th of `radix` blocks along its axis, each part as
+    [lead, groups, span, trail]. `source` is planes, or a complex (or real) [lead, n, trail] tensor, whose
+    parts are taken here so that IREE takes them in the stage's own dispatch."""
+    dims = shape(source)
+    lead, trail = dims[0], dims[-1]
+    planes = len(dims) == 4
+    blocks = reshape(source, [lead, radix, groups, span, dims[2] if planes else 1, trail])
+    pieces = []
+    for k in range(radix):
+        for p in range(dims[2] if planes else 1):
+            piece = strided_slice(blocks, [0, k, 0, 0, p, 0], [lead, k + 1, groups, span, p + 1, trail], [1] * 6)
+            piece = reshape(piece, [lead, groups, span, trail])
+            if planes or not isinstance(element(piece), ir.ComplexType):
+                pieces.append((k, p, piece))
+            else:  # the parts of each slice, not slices of the parts: IREE slices only a dispatch's inputs
+                pieces.extend((k, q, part) for q, part in enumerate(complex_parts(piece)))
+    return pieces
+
+
+def _stage(source, radix: int, span: int, sign: int, scale: float):
+    """One radix-`radix` Stockham stage over `source` (see _pieces) whose transforms of length `span` along
+    axis 1 are done: [lead, n, 2, trail] planes with transforms of span * radix done."""
+    lead, n, trail = shape(source)[0], shape(source)[1], shape(source)[-1]
+    groups = n // (radix * span)
+    table = _stage_table(radix, span, sign) * scale
+    pieces = _pieces(source, radix, groups, span)
+    out = [lead, groups, radix, span, 2, trail]
+    mixed = _mix([piece for _, _, piece in pieces], [table[:, k, :, :, p] for k, p, _ in pieces], out,
+                 [0, 1, 3, 5], [2, 3, 4])
+    return reshape(mixed, [lead, n, 2, trail])
+
+
+def _stages(source, sign: int, scale: float):
+    """The transforms along axis 1 of planes or of a [lead, n, trail] tensor (see _pieces), scaled: planes."""
+    length, span = shape(source)[1], 1
+    radices = _radices(length)
+    for i, radix in enumerate(radices):
+        source = _stage(source, radix, span, sign, scale if i == len(radices) - 1 else 1.0)
+        span *= radix
+    return source
+
+
+def _twiddled_transpose(planes, sign: int):
+    """[lead, n1, 2, n2] column transforms times w^(k1 n2), w = exp(sign 2 pi i / (n1 n2)), as
+    [lead, n2, 2, n1] planes: the four-step method's middle step."""
+    lead, n1, _, n2 = shape(planes)
+    cos, sin = _unit(np.arange(n1)[:, None] * np.arange(n2)[None, :], n1 * n2)
+    table = np.moveaxis(_parts_matrix(cos, sign * sin), 1, 3)  # [n1, 2 out, 2 in, n2]
+    pieces = [reshape(strided_slice(planes, [0, 0, p, 0], [lead, n1, p + 1, n2], [1] * 4), [lead, n1, n2])
+              for p in range(2)]
+    mixed = _mix(pieces, [table[:, :, p, :] for p in range(2)], [lead, n1, 2, n2], [0, 1, 3], [1, 2, 3])
+    return transpose(mixed, [0, 3, 2, 1])
+
+
+def _from_planes(planes, dims: list[int], complex_result: bool):
+    """[lead, rows, 2, trail] planes as a tensor of `dims`: complex, or their real part."""
+    lead, rows, _, trail = shape(planes)
+    re, im = (reshape(strided_slice(planes, [0, 0, p, 0], [lead, rows, p + 1, trail], [1] * 4), dims)
+              for p in range(2))
+    if not complex_result:
+        return re
+    return _join(re, im, tensor(dims, ir.ComplexType.get(element(re))))
+
+
+def _i64(value: int):
+    """An i64 attribute (a concatenate's dimension)."""
+    return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), value)
+
+
+def _staged_axis(x, dim: int, inverse: bool, complex_result: bool = True):
+    """The DFT (inverse: scaled by 1/length) of x (complex, or real) along `dim`, as stages."""
+    dims = shape(x)
+    lead, length, trail = int(np.prod(dims[:dim])), dims[dim], _trail(x, dim)
+    sign, scale = (1, 1.0 / length) if inverse else (-1, 1.0)
+    if trail >= _VECTOR:
+        planes = _stages(reshape(x, [lead, length, trail]), sign, scale)
+        return _from_planes(planes, dims, complex_result)
+    if trail > 1:  # the axis goes last, and comes back
+        perm = [d for d in range(len(dims)) if d != dim] + [dim]
+        moved = _staged_axis(transpose(x, perm), len(dims) - 1, inverse, complex_result)
+        return transpose(moved, list(np.argsort(perm)))
+    n1, n2 = _split(length)
+    columns = _stages(reshape(x, [lead, n1, n2]), sign, 1.0)
+    rows = _stages(_twiddled_transpose(columns, sign), sign, scale)  # [lead, k2, 2, k1]: k = k1 + n1 k2
+    return _from_planes(rows, dims, complex_result)
+
+
+def _hermitian_completion(x, length: int):
+    """The whole spectrum of `length` along the last dim from its length // 2 + 1 leading terms: the others
+    are the conjugates of terms 1, 2, ... in reverse."""
+    dims = shape(x)
+    rank = len(dims)
+    mirrored = strided_slice(x, [0] * (rank - 1) + [1], dims[:-1] + [length - length // 2], [1] * rank)
+    re, im = complex_parts(one("stablehlo.reverse", mirrored.type, mirrored, dimensions=i64_array([rank - 1])))
+    conjugates = _join(re, one("stablehlo.negate", im.type, im), mirrored.type)
+    return one("stablehlo.concatenate", tensor(dims[:-1] + [length], element(x)), x, conjugates,
+               dimension=_i64(rank - 1))
+
+
+def _trail(x, dim: int) -> int:
+    """The elements after `dim` in each of x's rows along it."""
+    return int(np.prod(shape(x)[dim + 1:]))
+
+
+def _complex_axis(x, dim: int, length: int, inverse: bool):
+    """The DFT (inverse: scaled) of complex x along `dim`: stages where they apply, else a DFT matrix product."""
+    if _staged(length, _trail(x, dim)):
+        return _staged_axis(x, dim, inverse)
+    return _join(*_complex_dft(*complex_parts(x), dim, length, inverse), x.type)
+
+
 def expand(op):
-    """The fft's result computed with DFT matrix products."""
-    x, result_type = op.operands[0], op.results[0].type
+    """The fft's result computed by stages or DFT matrix products, an axis at a time."""
+    x = op.operands[0]
     lengths, kind = i64s(op, "fft_length", []), enum_name(op, "fft_type")
     rank = len(shape(x))
     dims = list(zip(range(rank - len(lengths), rank), lengths))  # (dim, length) per transformed dim
+    last, length = dims[-1]
     if kind in ("FFT", "IFFT"):
-        return _join(*_complex_dfts(*complex_parts(x), dims, kind == "IFFT"), result_type)
+        for dim, n in dims:
+            x = _complex_axis(x, dim, n, kind == "IFFT")
+        return x
     if kind == "RFFT":
-        return _join(*_complex_dfts(*_real_dft(x, lengths[-1]), dims[:-1], False), result_type)
-    re, im = _complex_dfts(*complex_parts(x), dims[:-1], True)
-    return _hermitian_inverse(re, im, lengths[-1])
+        if _staged(length, 1):
+            x = slice_to(_staged_axis(x, last, False), shape(x)[:-1] + [length // 2 + 1])
+        else:
+            re, im = _real_dft(x, length)
+            x = _join(re, im, tensor(shape(re), ir.ComplexType.get(element(re))))
+        for dim, n in dims[:-1]:
+            x = _complex_axis(x, dim, n, False)
+        return x
+    for dim, n in dims[:-1]:
+        x = _complex_axis(x, dim, n, True)
+    if _staged(length, 1):
+        return _staged_axis(_hermitian_completion(x, length), last, True, complex_result=False)
+    return _hermitian_inverse(*complex_parts(x), length)
 
 
 def iree_lowers(op) -> bool:
@@ -128,15 +327,37 @@ def iree_lowers(op) -> bool:
     return power_of_two and ir.FloatType(_real_type(op.operands[0])).width == 32
 
 
+def _stages_apply(op) -> bool:
+    """True where expand takes stages for the fft's last axis (IREE's forms have that one axis only)."""
+    length = i64s(op, "fft_length", [0])[-1]
+    return _staged(length, 1)
+
+
 @register_pass
 class LegalizeFft(RewritePass):
-    """Rewrites stablehlo.fft forms IREE rejects (several dims, lengths not a power of two, f64) as DFT matmuls."""
+    """Rewrites stablehlo.fft forms IREE rejects (several dims, lengths not a power of two, f64) as stages or
+    DFT matmuls."""
 
     name = "oxla-legalize-fft"
     roots = ("stablehlo.fft",)
 
     def matches(self, op) -> bool:
         return not iree_lowers(op)
+
+    def rewrite(self, op) -> None:
+        replace(op, expand)
+
+
+@register_pass
+class StagedFft(RewritePass):
+    """Rewrites the stablehlo.fft forms IREE lowers (one f32 axis of power-of-two length) as stages where they
+    apply: IREE runs a radix-2 pass per factor of two, after a bit-reversal gather, element by element."""
+
+    name = "oxla-llvmcpu-staged-fft"
+    roots = ("stablehlo.fft",)
+
+    def matches(self, op) -> bool:
+        return iree_lowers(op) and _stages_apply(op)
 
     def rewrite(self, op) -> None:
         replace(op, expand)
