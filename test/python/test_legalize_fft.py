@@ -113,3 +113,16 @@ def test_iree_lowered_irfft_matches_numpy():
     x = _input((4, 33), np.complex64)
     result = np.asarray(runtime.load(compile(src, disable_passes=["oxla-llvmcpu-staged-fft"])).main(x))
     np.testing.assert_allclose(result, np.fft.irfft(x.astype(np.complex128), 64), rtol=0, atol=1e-5)
+
+
+def test_vulkan_runs_stages_where_it_exists():
+    """The stages oxla-legalize-fft builds for every target: a length of 1000 and a 2-D IRFFT on lavapipe."""
+    if not any(d.name == "vulkan" and d.available for d in runtime.devices()):
+        pytest.skip("no vulkan device on this machine")
+    for kind, shape, lengths, reference in (("FFT", (3, 1000), [1000], np.fft.fft),
+                                            ("IRFFT", (2, 64, 41), [64, 80], lambda x: np.fft.irfft2(x, (64, 80)))):
+        x = _input(shape, np.complex64)
+        program = compile(_program(kind, shape, lengths, np.complex64), target="vulkan-spirv")
+        result = np.asarray(runtime.load(program, device="vulkan").main(x))
+        expected = reference(x.astype(np.complex128))
+        np.testing.assert_allclose(result, expected, rtol=0, atol=1e-5 * np.abs(expected).max())

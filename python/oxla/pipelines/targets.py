@@ -214,7 +214,7 @@ LLVM_CPU_CODEGEN_PASSES = (
     ("before:input", "builtin.module(oxla-llvmcpu-row-major-gemvs)"),
     # FFTs of f32 power-of-two lengths (64 and up) run as oxla's Stockham stages, as the forms IREE rejects
     # do: IREE ran a bit-reversal gather and a radix-2 pass per factor of two, one element at a time
-    # (jnp.fft.fft of c64[64,1024] on an AVX2 Zen 3: 1.19 -> 0.40-0.47 ms, XLA 0.18 ms); see
+    # (jnp.fft.fft of c64[64,1024] on an AVX2 Zen 3: 1.19 -> 0.31 ms, XLA 0.18 ms); see
     # oxla/transforms/fft.py.
     ("before:input", "builtin.module(oxla-llvmcpu-staged-fft)"),
     # An RNN step's x[t] W read from one product of every row before the loop (STEP_CONTRACTIONS: a

@@ -1,19 +1,21 @@
 // RUN: oxla-opt %s --split-input-file -p 'builtin.module(oxla-llvmcpu-staged-fft)' | FileCheck %s
 
 // An FFT of 64 along the last axis: split as 8 x 8 (the four-step method).
-// The columns' first stage, radix 4, reads the complex input's blocks and
-// takes their parts itself; its butterfly for block 0 is all ones, (1, 0)
-// into each output's real part and (0, 1) into its imaginary part; block 1's
-// real part goes in as 1, -i, -1, i. A radix-2 stage finishes the columns,
-// then twiddle factors and a transpose, the rows' stages, and the parts
-// joined.
+// The complex input's bytes are read as pairs of f32 and transposed into
+// planes [2, 8 (n1), 2 (parts), 8 (n2)]. The columns' first stage, radix 4,
+// takes each block's parts; its butterfly for block 0's real part is all
+// ones, (1, 0) into each output's real and imaginary part, block 1's real
+// part goes in as 1, -i, -1, i. A radix-2 stage finishes the columns, then
+// twiddle factors and a transpose, the rows' stages, and the planes
+// transposed back into pairs read as complex.
 // CHECK-LABEL: func.func @fft
 // CHECK-NOT:     stablehlo.fft
-// CHECK:         %[[SPLIT:.*]] = stablehlo.reshape %arg0 : (tensor<2x64xcomplex<f32>>) -> tensor<2x8x8xcomplex<f32>>
-// CHECK:         %[[BLOCKS:.*]] = stablehlo.reshape %[[SPLIT]] : (tensor<2x8x8xcomplex<f32>>) -> tensor<2x4x2x1x1x8xcomplex<f32>>
+// CHECK:         %[[PAIRS:.*]] = flow.tensor.bitcast %arg0 : tensor<2x64xcomplex<f32>> -> tensor<2x64x2xf32>
+// CHECK:         %[[SPLIT:.*]] = stablehlo.reshape %[[PAIRS]] : (tensor<2x64x2xf32>) -> tensor<2x8x8x2xf32>
+// CHECK:         %[[PLANES:.*]] = stablehlo.transpose %[[SPLIT]], dims = [0, 1, 3, 2] : (tensor<2x8x8x2xf32>) -> tensor<2x8x2x8xf32>
+// CHECK:         %[[BLOCKS:.*]] = stablehlo.reshape %[[PLANES]] : (tensor<2x8x2x8xf32>) -> tensor<2x4x2x1x2x8xf32>
 // CHECK:         %[[B0:.*]] = stablehlo.slice %[[BLOCKS]] [0:2, 0:1, 0:2, 0:1, 0:1, 0:8]
-// CHECK:         %[[P0:.*]] = stablehlo.reshape %[[B0]] : (tensor<2x1x2x1x1x8xcomplex<f32>>) -> tensor<2x2x1x8xcomplex<f32>>
-// CHECK:         %[[RE0:.*]] = stablehlo.real %[[P0]]
+// CHECK:         %[[RE0:.*]] = stablehlo.reshape %[[B0]] : (tensor<2x1x2x1x1x8xf32>) -> tensor<2x2x1x8xf32>
 // CHECK:         %[[X:.*]] = stablehlo.broadcast_in_dim %[[RE0]], dims = [0, 1, 3, 5] : (tensor<2x2x1x8xf32>) -> tensor<2x2x4x1x2x8xf32>
 // CHECK:         %[[ONE_RE:.*]] = stablehlo.constant dense<{{\[\[\[}}1.000000e+00, -0.000000e+00]], {{\[\[}}1.000000e+00, -0.000000e+00]], {{\[\[}}1.000000e+00, -0.000000e+00]], {{\[\[}}1.000000e+00, -0.000000e+00]]]> : tensor<4x1x2xf32>
 // CHECK:         %[[W:.*]] = stablehlo.broadcast_in_dim %[[ONE_RE]], dims = [2, 3, 4] : (tensor<4x1x2xf32>) -> tensor<2x2x4x1x2x8xf32>
@@ -24,9 +26,9 @@
 // CHECK:         stablehlo.transpose {{.*}}, dims = [0, 3, 2, 1] : (tensor<2x8x2x8xf32>) -> tensor<2x8x2x8xf32>
 // CHECK:         stablehlo.multiply {{.*}} : tensor<2x2x4x1x2x8xf32>
 // CHECK:         stablehlo.multiply {{.*}} : tensor<2x1x2x4x2x8xf32>
-// CHECK:         %[[RE:.*]] = stablehlo.reshape {{.*}} : (tensor<2x8x1x8xf32>) -> tensor<2x64xf32>
-// CHECK:         %[[IM:.*]] = stablehlo.reshape {{.*}} : (tensor<2x8x1x8xf32>) -> tensor<2x64xf32>
-// CHECK:         %[[OUT:.*]] = stablehlo.complex %[[RE]], %[[IM]] : tensor<2x64xcomplex<f32>>
+// CHECK:         %[[BACK:.*]] = stablehlo.transpose {{.*}}, dims = [0, 1, 3, 2] : (tensor<2x8x2x8xf32>) -> tensor<2x8x8x2xf32>
+// CHECK:         %[[FLAT:.*]] = stablehlo.reshape %[[BACK]] : (tensor<2x8x8x2xf32>) -> tensor<2x64x2xf32>
+// CHECK:         %[[OUT:.*]] = flow.tensor.bitcast %[[FLAT]] : tensor<2x64x2xf32> -> tensor<2x64xcomplex<f32>>
 // CHECK:         return %[[OUT]]
 func.func @fft(%arg0: tensor<2x64xcomplex<f32>>) -> tensor<2x64xcomplex<f32>> {
   %0 = stablehlo.fft %arg0, type = FFT, length = [64] : (tensor<2x64xcomplex<f32>>) -> tensor<2x64xcomplex<f32>>
@@ -51,7 +53,8 @@ func.func @short(%arg0: tensor<2x32xcomplex<f32>>) -> tensor<2x32xcomplex<f32>> 
 // CHECK-NOT:     stablehlo.real
 // CHECK-NOT:     stablehlo.imag
 // CHECK:         stablehlo.reshape %arg0 : (tensor<3x64xf32>) -> tensor<3x8x8xf32>
-// CHECK:         stablehlo.slice {{.*}} [0:3, 0:33] : (tensor<3x64xcomplex<f32>>) -> tensor<3x33xcomplex<f32>>
+// CHECK:         %[[SPECTRUM:.*]] = flow.tensor.bitcast {{.*}} : tensor<3x64x2xf32> -> tensor<3x64xcomplex<f32>>
+// CHECK:         stablehlo.slice %[[SPECTRUM]] [0:3, 0:33] : (tensor<3x64xcomplex<f32>>) -> tensor<3x33xcomplex<f32>>
 // CHECK-NEXT:    return
 func.func @rfft(%arg0: tensor<3x64xf32>) -> tensor<3x33xcomplex<f32>> {
   %0 = stablehlo.fft %arg0, type = RFFT, length = [64] : (tensor<3x64xf32>) -> tensor<3x33xcomplex<f32>>
@@ -67,9 +70,10 @@ func.func @rfft(%arg0: tensor<3x64xf32>) -> tensor<3x33xcomplex<f32>> {
 // CHECK:         %[[REV:.*]] = stablehlo.reverse %[[MID]], dims = [1]
 // CHECK:         %[[NEG:.*]] = stablehlo.negate
 // CHECK:         %[[CONJ:.*]] = stablehlo.complex {{.*}}, %[[NEG]] : tensor<3x31xcomplex<f32>>
-// CHECK:         stablehlo.concatenate %arg0, %[[CONJ]], dim = 1 : (tensor<3x33xcomplex<f32>>, tensor<3x31xcomplex<f32>>) -> tensor<3x64xcomplex<f32>>
+// CHECK:         %[[FULL:.*]] = stablehlo.concatenate %arg0, %[[CONJ]], dim = 1 : (tensor<3x33xcomplex<f32>>, tensor<3x31xcomplex<f32>>) -> tensor<3x64xcomplex<f32>>
+// CHECK:         flow.tensor.bitcast %[[FULL]] : tensor<3x64xcomplex<f32>> -> tensor<3x64x2xf32>
 // CHECK:         stablehlo.constant dense<{{\[\[\[}}1.562500e-02, 0.000000e+00], {{.*}}> : tensor<2x4x2xf32>
-// CHECK-NOT:     stablehlo.complex
+// CHECK-NOT:     flow.tensor.bitcast
 // CHECK:         return {{.*}} : tensor<3x64xf32>
 func.func @irfft(%arg0: tensor<3x33xcomplex<f32>>) -> tensor<3x64xf32> {
   %0 = stablehlo.fft %arg0, type = IRFFT, length = [64] : (tensor<3x33xcomplex<f32>>) -> tensor<3x64xf32>

@@ -29,7 +29,7 @@
 // CHECK-NEXT:   --oxla-host-scalar-dispatches{{ +}}- Computes on the host the scalar dispatches host loops ran and read back every trip.
 // CHECK-NEXT:   --oxla-in-place-slice-updates{{ +}}- Writes slices computed from the tensor they update in place where safe; keeps IREE from it where not.
 // CHECK-NEXT:   --oxla-legalize-bf16-converts{{ +}}- Converts integers and booleans to bf16 through f32 (IREE's direct conversion does not link).
-// CHECK-NEXT:   --oxla-legalize-fft{{ +}}- Rewrites stablehlo.fft forms IREE rejects (several dims, lengths not a power of two, f64) as DFT matmuls.
+// CHECK-NEXT:   --oxla-legalize-fft{{ +}}- Rewrites stablehlo.fft forms IREE rejects (several dims, lengths not a power of two, f64) as stages or DFT matmuls.
 // CHECK-NEXT:   --oxla-legalize-select-and-scatter{{ +}}- Rewrites stablehlo.select_and_scatter (which IREE does not lower) as reduce_window + scatter.
 // CHECK-NEXT:   --oxla-legalize-sort-constants{{ +}}- Passes the dense constant operands of each stablehlo.sort through an optimization_barrier.
 // CHECK-NEXT:   --oxla-legalize-stable-sorts{{ +}}- Orders equal elements of stable sorts by position (IREE's sort is not stable).
@@ -66,6 +66,7 @@
 // CHECK-NEXT:   --oxla-llvmcpu-split-grouped-convolutions{{ +}}- Runs grouped convolutions as one ordinary convolution per group, which IREE vectorizes (it does not the grouped one).
 // CHECK-NEXT:   --oxla-llvmcpu-split-whole-reductions{{ +}}- Reduces a whole tensor to one value through partial results of its rows, which threads share.
 // CHECK-NEXT:       min-elements=<int> (default 262144)
+// CHECK-NEXT:   --oxla-llvmcpu-staged-fft{{ +}}- Runs the stablehlo.fft forms IREE lowers (one f32 axis, a power of two) as Stockham stages, not radix-2 passes.
 // CHECK-NEXT:   --oxla-llvmcpu-strided-slice-bitcasts{{ +}}- Reads slices strided along their innermost dimension as words of a group of elements each.
 // CHECK-NEXT:   --oxla-llvmcpu-transpose-steps{{ +}}- Steps element-wise dispatches that read an operand transposed by square blocks, as IREE steps a transpose.
 // CHECK-NEXT:   --oxla-llvmcpu-unflatten-gathers{{ +}}- Gives gathers IREE collapsed into one loop their loops back, so their rows load as vectors.
