@@ -147,10 +147,22 @@ def _radices(length: int) -> list[int] | None:
 
 
 def _split(length: int) -> tuple[int, int] | None:
-    """(n1, n2) with n1 * n2 == length and n2 >= _VECTOR: each phase's trailing rows whole vectors where
-    that can be, both as near sqrt(length) as that allows."""
+    """(n1, n2) with n1 * n2 == length and n2 >= _VECTOR, the one whose stages cost least (_stage_cost), then
+    with n2 nearest sqrt(length)."""
+    def cost(split):
+        n1, n2 = split
+        return _stage_cost(n1, n2) + _stage_cost(n2, n1), abs(n2 - length ** 0.5)
+
     splits = [(length // n2, n2) for n2 in range(_VECTOR, length // 2 + 1) if length % n2 == 0]
-    return min(splits, key=lambda s: (sum(n % _VECTOR != 0 for n in s), abs(s[1] - length ** 0.5)), default=None)
+    return min(splits, key=cost, default=None)
+
+
+def _stage_cost(length: int, trail: int) -> float:
+    """The relative cost of the stages of `length` over rows of `trail`: their radices (terms per element),
+    times the share of vector lanes a row of `trail` fills. Splits of 1000 for c64[64,1000] on an AVX2 Zen 3
+    ran in this order: 125 x 8 and 8 x 125 0.52-0.55 ms, 40 x 25, 50 x 20, 25 x 40 0.70-0.76 ms, 100 x 10
+    1.1 ms."""
+    return sum(_radices(length)) * (-(-trail // _VECTOR) * _VECTOR / trail)
 
 
 def _staged(length: int, trail: int) -> bool:
