@@ -258,9 +258,7 @@ def _to_planes(x, lead: int, rows: int, trail: int):
     one as [lead, rows, trail], its one part."""
     if not isinstance(element(x), ir.ComplexType):
         return reshape(x, [lead, rows, trail])
-    real = ir.ComplexType(element(x)).element_type
-    pairs = _bitcast(x, tensor(shape(x) + [2], real))
-    return transpose(reshape(pairs, [lead, rows, trail, 2]), [0, 1, 3, 2])
+    return transpose(reshape(_pairs(x), [lead, rows, trail, 2]), [0, 1, 3, 2])
 
 
 def _from_planes(planes, dims: list[int], complex_result: bool):
@@ -288,10 +286,83 @@ def _staged_axis(x, dim: int, inverse: bool, complex_result: bool = True):
         perm = [d for d in range(len(dims)) if d != dim] + [dim]
         moved = _staged_axis(transpose(x, perm), len(dims) - 1, inverse, complex_result)
         return transpose(moved, list(np.argsort(perm)))
+    complex_input = isinstance(element(x), ir.ComplexType)
+    source = reshape(_pairs(x) if complex_input else x, [lead, length, 2] if complex_input else [lead, length])
+    pairs = _four_step(source, sign, scale)
+    if complex_result:
+        return _bitcast(reshape(pairs, dims + [2]), tensor(dims, ir.ComplexType.get(element(pairs))))
+    return reshape(strided_slice(pairs, [0, 0, 0], [lead, length, 1], [1] * 3), dims)
+
+
+def _pairs(x):
+    """A complex tensor's bytes as pairs of reals: [..., 2]."""
+    return _bitcast(x, tensor(shape(x) + [2], ir.ComplexType(element(x)).element_type))
+
+
+def _four_step(source, sign: int, scale: float):
+    """The transforms along axis 1 of [lead, length, 2] pairs (or of a real [lead, length]) as the four-step
+    method's stages: [lead, length, 2] pairs."""
+    lead, length = shape(source)[:2]
     n1, n2 = _split(length)
-    columns = _stages(_to_planes(x, lead, n1, n2), sign, 1.0)
+    if len(shape(source)) == 3:
+        planes = transpose(reshape(source, [lead, n1, n2, 2]), [0, 1, 3, 2])
+    else:
+        planes = reshape(source, [lead, n1, n2])
+    columns = _stages(planes, sign, 1.0)
     rows = _stages(_twiddled_transpose(columns, sign), sign, scale)  # [lead, k2, 2, k1]: k = k1 + n1 k2
-    return _from_planes(rows, dims, complex_result)
+    return reshape(transpose(rows, [0, 1, 3, 2]), [lead, length, 2])
+
+
+# A real transform of even length N is one of N/2 complex values, z[m] = x[2m] + i x[2m+1], and back: the
+# spectra of the even and odd elements, E and O, are the halves of Z[k] and conj(Z[N/2 - k]) that are
+# symmetric and antisymmetric, X[k] = E[k] + w^k O[k] with w = exp(-2 pi i / N). Half the stages, and the
+# real elements are already pairs.
+def _with_mirrored(values, mirrored, direct: np.ndarray, crossed: np.ndarray):
+    """direct[k] values[k] + crossed[k] conj(mirrored[k]) of [lead, K, 2] pairs (direct, crossed: [K, 2 out,
+    2 in] parts matrices), as pairs."""
+    lead, count, _ = shape(values)
+    crossed = crossed * np.array([1.0, -1.0])  # conj: the imaginary part taken negated
+    pieces, tables = [], []
+    for source, matrix in ((values, direct), (mirrored, crossed)):
+        for p in range(2):
+            pieces.append(reshape(strided_slice(source, [0, 0, p], [lead, count, p + 1], [1] * 3), [lead, count]))
+            tables.append(matrix[:, :, p])
+    return _mix(pieces, tables, [lead, count, 2], [0, 1], [1, 2])
+
+
+def _half_matrices(length: int, count: int, sign: int) -> tuple[np.ndarray, np.ndarray]:
+    """(1 - i w^k) / 2 and (1 + i w^k) / 2 for k < count, w = exp(sign 2 pi i / length), as parts matrices."""
+    cos, sin = _unit(np.arange(count), length)
+    sin = sign * sin  # w^k = cos + i sin; i w^k = -sin + i cos
+    return _parts_matrix((1 + sin) / 2, -cos / 2), _parts_matrix((1 - sin) / 2, cos / 2)
+
+
+def _real_forward(x, length: int):
+    """RFFT of real x along its last dim (even `length`): the first length/2 + 1 terms, complex."""
+    dims = shape(x)
+    lead, half = int(np.prod(dims[:-1])), length // 2
+    spectrum = _four_step(reshape(x, [lead, half, 2]), -1, 1.0)  # Z[k], k < half
+    wrapped = one("stablehlo.concatenate", tensor([lead, half + 1, 2], element(x)), spectrum,
+                  strided_slice(spectrum, [0, 0, 0], [lead, 1, 2], [1] * 3), dimension=_i64(1))  # Z[k mod half]
+    mirrored = one("stablehlo.reverse", wrapped.type, wrapped, dimensions=i64_array([1]))  # Z[(half - k) mod half]
+    pairs = _with_mirrored(wrapped, mirrored, *_half_matrices(length, half + 1, -1))
+    out = dims[:-1] + [half + 1]
+    return _bitcast(reshape(pairs, out + [2]), tensor(out, ir.ComplexType.get(element(x))))
+
+
+def _real_inverse(x, length: int):
+    """IRFFT along the last dim (even `length`) of its length/2 + 1 leading terms, complex x: real. The
+    imaginary parts of the first and last terms are left out, as conjugate symmetry has them zero."""
+    dims = shape(x)
+    lead, half = int(np.prod(dims[:-1])), length // 2
+    pairs = reshape(_pairs(x), [lead, half + 1, 2])
+    leading = strided_slice(pairs, [0, 0, 0], [lead, half, 2], [1] * 3)  # X[k], k < half
+    trailing = strided_slice(pairs, [0, 1, 0], [lead, half + 1, 2], [1] * 3)
+    mirrored = one("stablehlo.reverse", trailing.type, trailing, dimensions=i64_array([1]))  # X[half - k]
+    crossed, direct = _half_matrices(length, half, 1)  # Z = (1 + i w^-k)/2 X[k] + (1 - i w^-k)/2 conj(X[half - k])
+    direct[0, :, 1] = crossed[0, :, 1] = 0.0  # Im X[0], Im X[half]
+    spectrum = _with_mirrored(leading, mirrored, direct, crossed)  # Z[k]: the spectrum of x's pairs
+    return reshape(_four_step(spectrum, 1, 1.0 / half), dims[:-1] + [length])
 
 
 def _hermitian_completion(x, length: int):
@@ -330,7 +401,9 @@ def expand(op):
             x = _complex_axis(x, dim, n, kind == "IFFT")
         return x
     if kind == "RFFT":
-        if _staged(length, 1):
+        if length % 2 == 0 and _staged(length // 2, 1):
+            x = _real_forward(x, length)
+        elif _staged(length, 1):
             x = slice_to(_staged_axis(x, last, False), shape(x)[:-1] + [length // 2 + 1])
         else:
             re, im = _real_dft(x, length)
@@ -340,6 +413,8 @@ def expand(op):
         return x
     for dim, n in dims[:-1]:
         x = _complex_axis(x, dim, n, True)
+    if length % 2 == 0 and _staged(length // 2, 1):
+        return _real_inverse(x, length)
     if _staged(length, 1):
         return _staged_axis(_hermitian_completion(x, length), last, True, complex_result=False)
     return _hermitian_inverse(*complex_parts(x), length)

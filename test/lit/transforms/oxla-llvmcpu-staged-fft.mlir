@@ -79,3 +79,44 @@ func.func @irfft(%arg0: tensor<3x33xcomplex<f32>>) -> tensor<3x64xf32> {
   %0 = stablehlo.fft %arg0, type = IRFFT, length = [64] : (tensor<3x33xcomplex<f32>>) -> tensor<3x64xf32>
   return %0 : tensor<3x64xf32>
 }
+
+// -----
+
+// An RFFT of an even length whose half stages apply: the 128 reals are 64
+// complex values (even elements real, odd ones imaginary) transformed, Z;
+// then X[k] = A[k] Z[k] + B[k] conj(Z[64 - k]) for k <= 64, with Z[64] read
+// as Z[0] (the concatenation) and Z[64 - k] as Z reversed.
+// CHECK-LABEL: func.func @rfft_half
+// CHECK:         %[[PAIRS:.*]] = stablehlo.reshape %arg0 : (tensor<3x128xf32>) -> tensor<3x64x2xf32>
+// CHECK:         stablehlo.reshape %[[PAIRS]] : (tensor<3x64x2xf32>) -> tensor<3x8x8x2xf32>
+// CHECK:         %[[Z:.*]] = stablehlo.reshape {{.*}} : (tensor<3x8x8x2xf32>) -> tensor<3x64x2xf32>
+// CHECK:         %[[Z0:.*]] = stablehlo.slice %[[Z]] [0:3, 0:1, 0:2]
+// CHECK:         %[[WRAPPED:.*]] = stablehlo.concatenate %[[Z]], %[[Z0]], dim = 1 : (tensor<3x64x2xf32>, tensor<3x1x2xf32>) -> tensor<3x65x2xf32>
+// CHECK:         %[[MIRRORED:.*]] = stablehlo.reverse %[[WRAPPED]], dims = [1] : tensor<3x65x2xf32>
+// CHECK:         %[[OUT:.*]] = flow.tensor.bitcast {{.*}} : tensor<3x65x2xf32> -> tensor<3x65xcomplex<f32>>
+// CHECK-NEXT:    return %[[OUT]]
+func.func @rfft_half(%arg0: tensor<3x128xf32>) -> tensor<3x65xcomplex<f32>> {
+  %0 = stablehlo.fft %arg0, type = RFFT, length = [128] : (tensor<3x128xf32>) -> tensor<3x65xcomplex<f32>>
+  return %0 : tensor<3x65xcomplex<f32>>
+}
+
+// -----
+
+// Its inverse: Z[k] from X[k] and conj(X[64 - k]) for k < 64, the imaginary
+// parts of X[0] and X[64] left out (X[0]'s imaginary part has the table
+// (0, 0) at k = 0, after (1/2, 1/2) for its real part: hex constants),
+// inverse stages of 64 scaled by 1/64, and the pairs read as the 128 reals.
+// CHECK-LABEL: func.func @irfft_half
+// CHECK:         %[[PAIRS:.*]] = flow.tensor.bitcast %arg0 : tensor<3x65xcomplex<f32>> -> tensor<3x65x2xf32>
+// CHECK:         %[[LEADING:.*]] = stablehlo.slice %[[PAIRS]] [0:3, 0:64, 0:2]
+// CHECK:         %[[TRAILING:.*]] = stablehlo.slice %[[PAIRS]] [0:3, 1:65, 0:2]
+// CHECK:         stablehlo.reverse %[[TRAILING]], dims = [1] : tensor<3x64x2xf32>
+// CHECK:         stablehlo.constant dense<"0x0000003F0000003F{{.*}}"> : tensor<64x2xf32>
+// CHECK:         stablehlo.constant dense<"0x0000000000000000{{.*}}"> : tensor<64x2xf32>
+// CHECK:         stablehlo.constant dense<{{.*}}1.562500e-02{{.*}}> : tensor<2x4x2xf32>
+// CHECK:         %[[OUT:.*]] = stablehlo.reshape {{.*}} : (tensor<3x64x2xf32>) -> tensor<3x128xf32>
+// CHECK-NEXT:    return %[[OUT]]
+func.func @irfft_half(%arg0: tensor<3x65xcomplex<f32>>) -> tensor<3x128xf32> {
+  %0 = stablehlo.fft %arg0, type = IRFFT, length = [128] : (tensor<3x65xcomplex<f32>>) -> tensor<3x128xf32>
+  return %0 : tensor<3x128xf32>
+}
