@@ -19,6 +19,13 @@ def test_exact_ops_must_match_to_the_bit():
     assert ops._check([np.array([1.0, 2.0])], [np.array([1.0, 2.00001])], 1e-4).startswith("err ")
 
 
+def test_complex_outputs_are_checked_whole():
+    """An imaginary part that differs is an error (it was once dropped before comparing)."""
+    want = [np.array([1 + 1j, 2 - 1j], np.complex64)]
+    assert ops._check([want[0].copy()], want, 1e-5) == "err 0.0e+00"
+    assert ops._check([want[0].conj()], want, 1e-5).startswith("WRONG")
+
+
 def test_a_small_sort_is_timed_and_checked(monkeypatch):
     pytest.importorskip("jax")
     monkeypatch.setitem(ops.OPS, "tiny_sort", ("jnp.sort of f32[8,256]", lambda: ops._sort(-1),

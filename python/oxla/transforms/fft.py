@@ -286,9 +286,10 @@ def _staged_axis(x, dim: int, inverse: bool, complex_result: bool = True):
         perm = [d for d in range(len(dims)) if d != dim] + [dim]
         moved = _staged_axis(transpose(x, perm), len(dims) - 1, inverse, complex_result)
         return transpose(moved, list(np.argsort(perm)))
-    complex_input = isinstance(element(x), ir.ComplexType)
-    source = reshape(_pairs(x) if complex_input else x, [lead, length, 2] if complex_input else [lead, length])
-    pairs = _four_step(source, sign, scale)
+    if isinstance(element(x), ir.ComplexType):
+        pairs = _four_step(reshape(_pairs(x), [lead, length, 2]), sign, scale)
+    else:
+        pairs = _four_step(reshape(x, [lead, length]), sign, scale)
     if complex_result:
         return _bitcast(reshape(pairs, dims + [2]), tensor(dims, ir.ComplexType.get(element(pairs))))
     return reshape(strided_slice(pairs, [0, 0, 0], [lead, length, 1], [1] * 3), dims)
