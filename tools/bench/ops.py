@@ -296,6 +296,12 @@ def _fft2(x):
     return jnp.fft.fft2(x)
 
 
+def _rfft2(x):
+    """jnp.fft.rfft2 over the last two axes."""
+    import jax.numpy as jnp
+    return jnp.fft.rfft2(x)
+
+
 def _mlp_with_params(x, *params):
     """The zoo's MLP with its weights and biases as arguments, as JAX models pass their parameters."""
     import jax
@@ -427,6 +433,8 @@ OPS = {
                  lambda: [_complex_normal(95, 64, 1000)], 1e-5),
     "fft2": ("jnp.fft.fft2 of c64[8,256,256]: 2-D spectra, as spectral convolutions take them", lambda: _fft2,
              lambda: [_complex_normal(97, 8, 256, 256)], 1e-5),
+    "rfft2_channels": ("jnp.fft.rfft2 of f32[8,32,64,64] (batch, channels, H, W): a Fourier neural operator layer's "
+                       "spectrum", lambda: _rfft2, lambda: [_normal(99, 8, 32, 64, 64)], 1e-5),
     "fmod": ("jnp.fmod(x, y) of f32[1024,1024], |x| up to about 400 |y|", lambda: _fmod,
              lambda: [_normal(80, 1024, 1024) * np.float32(100), _normal(81, 1024, 1024)], 0.0),
 }
