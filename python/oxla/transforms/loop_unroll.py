@@ -29,7 +29,6 @@ from oxla import ir
 from oxla.dialects import stablehlo_build as build
 from oxla.transforms.loop_analysis import scalar_constant, terminator, trip_count
 from oxla.transforms.registry import Pass, register_pass
-from oxla.transforms.simplify.rule import splat_of
 
 _OFFSETS = {"stablehlo.add": 1, "stablehlo.subtract": -1}
 _UPDATES = ("stablehlo.dynamic_update_slice", "stablehlo.scatter")
@@ -90,13 +89,12 @@ def _unroll(loop, factor: int) -> None:
 
 
 def _offset(value):
-    """(x, k) when `value` is an integer x + k or x - k (k a splat constant, as a signed int), else None."""
+    """(x, k) when `value` is a 0-d integer x + k or x - k (k a constant): a copy's index arithmetic; else None."""
     op = ir.producer(value)
-    integer = isinstance(ir.ShapedType(value.type).element_type, ir.IntegerType)
-    if op is None or op.name not in _OFFSETS or not integer:
+    if op is None or op.name not in _OFFSETS:
         return None
-    constant = splat_of(op.operands[1])
-    return None if constant is None else (op.operands[0], _OFFSETS[op.name] * int(constant))
+    constant = scalar_constant(op.operands[1])
+    return None if constant is None else (op.operands[0], _OFFSETS[op.name] * constant)
 
 
 def _cancel_offsets(body) -> None:
