@@ -1,4 +1,5 @@
-"""Counted StableHLO loops for tests: the while, its counter and its condition written once."""
+"""Counted StableHLO loops for tests: the while, its counter and its condition written once, and the passes
+to leave out to keep one rolled."""
 
 
 def counted_loop(trips: int, carried: list[tuple[str, str, str]], body: str, returned: list[str],
@@ -23,3 +24,9 @@ def counted_loop(trips: int, carried: list[tuple[str, str, str]], body: str, ret
             f"{inner}%i2 = stablehlo.add %i, %one : tensor<i32>\n"
             f"{inner}stablehlo.return %i2, {', '.join(returned)} : {types}\n"
             f"{indent}  }}\n")
+
+
+def rolled(disable_passes=()) -> list[str]:
+    """`disable_passes` with oxla-unroll-loops: the passes to leave out where a test counts the commands of a
+    loop run one step a trip."""
+    return [*disable_passes, "oxla-unroll-loops"]

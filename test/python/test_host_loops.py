@@ -10,7 +10,7 @@ import pytest
 from oxla import ir, runtime
 from oxla.pipelines import compile
 
-from loops import counted_loop
+from loops import counted_loop, rolled
 
 ROWS, WIDTH = 64, 32
 STACK_BYTES = ROWS * WIDTH * 4
@@ -166,7 +166,7 @@ RECURRENCE = """func.func @main(%w: tensor<64x64xf32>, %h0: tensor<8x64xf32>) ->
 def _packs_in_loop(*disabled: str, pack: str = "flow.tensor.encode") -> int:
     """How many packs (data tiling's `flow.tensor.encode`s, or `pack` ops) @main's loop runs every trip,
     one step a trip (oxla-unroll-loops left out)."""
-    flow = ir.to_text(compile(RECURRENCE, compile_to="flow", disable_passes=[*disabled, "oxla-unroll-loops"]))
+    flow = ir.to_text(compile(RECURRENCE, compile_to="flow", disable_passes=rolled(disabled)))
     main = flow.split("util.func public @main")[1]
     loop = main[main.index("scf.for"):main.index("scf.yield")]
     return loop.count(pack)
@@ -229,7 +229,7 @@ FORI = """func.func @main(%x: tensor<16x8xf32>) -> tensor<16x8xf32> {
 def _reads_back_per_trip(disable_passes: tuple[str, ...] = ()) -> int:
     """How many values @main's loop reads back from the device every trip (flow.tensor.load), one step a
     trip (oxla-unroll-loops left out)."""
-    flow = ir.to_text(compile(FORI, compile_to="flow", disable_passes=[*disable_passes, "oxla-unroll-loops"]))
+    flow = ir.to_text(compile(FORI, compile_to="flow", disable_passes=rolled(disable_passes)))
     main = flow.split("util.func public @main")[1]
     return main[main.index("scf.for"):main.index("scf.yield")].count("flow.tensor.load")
 

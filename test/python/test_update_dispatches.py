@@ -11,7 +11,7 @@ import pytest
 from oxla import ir, runtime
 from oxla.pipelines import compile
 
-from loops import counted_loop
+from loops import counted_loop, rolled
 
 ROWS, WIDTH = 16, 64
 T = f"tensor<{ROWS}x{WIDTH}xf32>"
@@ -139,7 +139,7 @@ def _loop_commands(program: str, disable_passes: tuple[str, ...] = ()) -> tuple[
     """(dispatches, transient allocations) of @main's loop body, compiled to the end of `stream`, one
     step a trip (oxla-unroll-loops left out: its copies of the body and the guard IREE puts around the
     loop it then rotates are not what is counted)."""
-    main = _streamed_main(program, disable_passes=[*disable_passes, "oxla-unroll-loops"])
+    main = _streamed_main(program, disable_passes=rolled(disable_passes))
     loop = main[main.index("^bb2"):]
     loop = loop[:loop.index("cf.br ^bb1")]
     return len(re.findall(r"stream\.cmd\.dispatch @", loop)), loop.count("stream.resource.alloca")
