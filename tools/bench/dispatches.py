@@ -118,18 +118,14 @@ def profile(name: str, repeat: int, workdir: str, threads: int = 1) -> list[tupl
     return parse_statistics(report, calls=repeat * ITERATIONS)
 
 
-def parse_statistics(report: str, calls: int | None = None) -> list[tuple[str, int, float]]:
-    """(dispatch, calls, mean seconds) from `iree-profile statistics` text, ("total", program calls, mean
-    seconds of a whole call) last when given. With `calls` (the program calls profiled) a call's time is
-    every execution's time over them; without, each execute row counts as run once per call (a program
-    that submits several command buffers per call has one row for each, unless it records them anew,
-    as a loop does every trip)."""
+def parse_statistics(report: str, calls: int) -> list[tuple[str, int, float]]:
+    """(dispatch, calls, mean seconds) from `iree-profile statistics` text, and ("total", calls, mean seconds
+    of a whole call) last: every execution's time over the `calls` the program was profiled for (a loop
+    records a command buffer every trip, each an execute row of its own)."""
     rows = [(m[1], int(m[2]), float(m[3]) * _SECONDS[m[4]]) for m in _ROW.finditer(report)]
     executes = [(int(m[1]), float(m[2]) * _SECONDS[m[3]]) for m in _TOTAL.finditer(report)]
-    if executes and calls:
+    if executes:
         rows.append(("total", calls, sum(count * mean for count, mean in executes) / calls))
-    elif executes:
-        rows.append(("total", min(count for count, _ in executes), sum(mean for _, mean in executes)))
     return rows
 
 
