@@ -128,3 +128,21 @@ def test_vulkan_runs_stages_where_it_exists():
         result = np.asarray(runtime.load(program, device="vulkan").main(x))
         expected = reference(x.astype(np.complex128))
         np.testing.assert_allclose(result, expected, rtol=0, atol=1e-5 * np.abs(expected).max())
+
+
+@pytest.mark.parametrize("length", [1024, 1000])
+def test_a_run_time_batch_takes_dft_matrices(length):
+    """Stages reshape by static sizes, and IREE's own fft lowering rejects a dynamic shape: a batch of run-time
+    size takes DFT matrix products, of a power of two too."""
+    operand, result = f"tensor<?x{length}xcomplex<f32>>", f"tensor<?x{length}xcomplex<f32>>"
+    src = (f"func.func @main(%x: {operand}) -> {result} {{\n"
+           f"  %0 = stablehlo.fft %x, type = FFT, length = [{length}] : ({operand}) -> {result}\n"
+           f"  return %0 : {result}\n}}\n")
+    module = ir.parse(src)
+    transforms.run(module, "builtin.module(oxla-legalize-fft)")
+    text = ir.to_text(module)
+    assert "stablehlo.fft" not in text and "stablehlo.dot_general" in text
+    x = _input((3, length), np.complex64)
+    result = np.asarray(runtime.load(compile(src)).main(x))
+    expected = np.fft.fft(x.astype(np.complex128))
+    np.testing.assert_allclose(result, expected, rtol=0, atol=1e-5 * np.abs(expected).max())

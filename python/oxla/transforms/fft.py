@@ -1,8 +1,9 @@
 """stablehlo.fft as ops IREE compiles well: Stockham stages, or DFT matrix products.
 
 - oxla-legalize-fft (every target): IREE lowers fft only for one f32
-  dimension of power-of-two length; other lengths, several dimensions, and
-  f64 fail to compile. Those are computed here, an axis at a time.
+  dimension of power-of-two length and a static shape; other lengths,
+  several dimensions, f64 and run-time sizes fail to compile. Those are
+  computed here, an axis at a time (run-time sizes by DFT matrices).
 - oxla-llvmcpu-staged-fft: IREE's own lowering of the forms it takes runs a
   bit-reversal gather and a radix-2 pass per factor of two, element by
   element; where stages apply they run instead.
@@ -170,6 +171,11 @@ def _staged(length: int, trail: int) -> bool:
     if length < _STAGED_FROM or _radices(length) is None:
         return False
     return trail >= _VECTOR or _split(length) is not None
+
+
+def _staged_along(x, dim: int, length: int) -> bool:
+    """_staged for x's axis `dim`: stages need a static shape (their reshapes and bitcasts take no sizes)."""
+    return ir.RankedTensorType(x.type).has_static_shape and _staged(length, _trail(x, dim))
 
 
 def _stage_table(radix: int, span: int, sign: int) -> np.ndarray:
@@ -385,7 +391,7 @@ def _trail(x, dim: int) -> int:
 
 def _complex_axis(x, dim: int, length: int, inverse: bool):
     """The DFT (inverse: scaled) of complex x along `dim`: stages where they apply, else a DFT matrix product."""
-    if _staged(length, _trail(x, dim)):
+    if _staged_along(x, dim, length):
         return _staged_axis(x, dim, inverse)
     return _join(*_complex_dft(*complex_parts(x), dim, length, inverse), x.type)
 
@@ -402,9 +408,9 @@ def expand(op):
             x = _complex_axis(x, dim, n, kind == "IFFT")
         return x
     if kind == "RFFT":
-        if length % 2 == 0 and _staged(length // 2, 1):
+        if length % 2 == 0 and _staged_along(x, last, length // 2):
             x = _real_forward(x, length)
-        elif _staged(length, 1):
+        elif _staged_along(x, last, length):
             x = slice_to(_staged_axis(x, last, False), shape(x)[:-1] + [length // 2 + 1])
         else:
             re, im = _real_dft(x, length)
@@ -414,24 +420,25 @@ def expand(op):
         return x
     for dim, n in dims[:-1]:
         x = _complex_axis(x, dim, n, True)
-    if length % 2 == 0 and _staged(length // 2, 1):
+    if length % 2 == 0 and _staged_along(x, last, length // 2):
         return _real_inverse(x, length)
-    if _staged(length, 1):
+    if _staged_along(x, last, length):
         return _staged_axis(_hermitian_completion(x, length), last, True, complex_result=False)
     return _hermitian_inverse(*complex_parts(x), length)
 
 
 def iree_lowers(op) -> bool:
-    """True for the forms IREE compiles: one f32 dimension of power-of-two length."""
+    """True for the forms IREE compiles: one f32 dimension of power-of-two length, a static shape."""
     lengths = i64s(op, "fft_length", [])
     power_of_two = len(lengths) == 1 and lengths[0] > 0 and lengths[0] & (lengths[0] - 1) == 0
-    return power_of_two and ir.FloatType(_real_type(op.operands[0])).width == 32
+    static = ir.RankedTensorType(op.operands[0].type).has_static_shape
+    return power_of_two and static and ir.FloatType(_real_type(op.operands[0])).width == 32
 
 
 def _stages_apply(op) -> bool:
     """True where expand takes stages for the fft's last axis (IREE's forms have that one axis only)."""
-    length = i64s(op, "fft_length", [0])[-1]
-    return _staged(length, 1)
+    x, length = op.operands[0], i64s(op, "fft_length", [0])[-1]
+    return _staged_along(x, len(shape(x)) - 1, length)
 
 
 @register_pass
