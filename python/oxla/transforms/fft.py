@@ -259,19 +259,29 @@ def _bitcast(value, result_type):
                   operandSegmentSizes=ir.DenseI32ArrayAttr.get([1, 0, 0]))[0]
 
 
+def _pairs_to_planes(pairs, lead: int, rows: int, trail: int):
+    """Pairs of reals ([..., 2], in rows of `trail`) as [lead, rows, 2, trail] planes."""
+    return transpose(reshape(pairs, [lead, rows, trail, 2]), [0, 1, 3, 2])
+
+
+def _planes_to_pairs(planes):
+    """[lead, rows, 2, trail] planes as [lead, rows, trail, 2] pairs of reals."""
+    return transpose(planes, [0, 1, 3, 2])
+
+
 def _to_planes(x, lead: int, rows: int, trail: int):
     """A complex tensor as [lead, rows, 2, trail] planes (its bytes as pairs of reals, transposed); a real
     one as [lead, rows, trail], its one part."""
     if not isinstance(element(x), ir.ComplexType):
         return reshape(x, [lead, rows, trail])
-    return transpose(reshape(_pairs(x), [lead, rows, trail, 2]), [0, 1, 3, 2])
+    return _pairs_to_planes(_pairs(x), lead, rows, trail)
 
 
 def _from_planes(planes, dims: list[int], complex_result: bool):
     """[lead, rows, 2, trail] planes as a tensor of `dims`: complex, or their real part."""
     lead, rows, _, trail = shape(planes)
     if complex_result:
-        pairs = reshape(transpose(planes, [0, 1, 3, 2]), dims + [2])
+        pairs = reshape(_planes_to_pairs(planes), dims + [2])
         return _bitcast(pairs, tensor(dims, ir.ComplexType.get(element(planes))))
     return reshape(strided_slice(planes, [0, 0, 0, 0], [lead, rows, 1, trail], [1] * 4), dims)
 
@@ -292,13 +302,8 @@ def _staged_axis(x, dim: int, inverse: bool, complex_result: bool = True):
         perm = [d for d in range(len(dims)) if d != dim] + [dim]
         moved = _staged_axis(transpose(x, perm), len(dims) - 1, inverse, complex_result)
         return transpose(moved, list(np.argsort(perm)))
-    if isinstance(element(x), ir.ComplexType):
-        pairs = _four_step(reshape(_pairs(x), [lead, length, 2]), sign, scale)
-    else:
-        pairs = _four_step(reshape(x, [lead, length]), sign, scale)
-    if complex_result:
-        return _bitcast(reshape(pairs, dims + [2]), tensor(dims, ir.ComplexType.get(element(pairs))))
-    return reshape(strided_slice(pairs, [0, 0, 0], [lead, length, 1], [1] * 3), dims)
+    n1, n2 = _split(length)
+    return _from_planes(_four_step(_to_planes(x, lead, n1, n2), sign, scale), dims, complex_result)
 
 
 def _pairs(x):
@@ -307,17 +312,19 @@ def _pairs(x):
 
 
 def _four_step(source, sign: int, scale: float):
-    """The transforms along axis 1 of [lead, length, 2] pairs (or of a real [lead, length]) as the four-step
-    method's stages: [lead, length, 2] pairs."""
-    lead, length = shape(source)[:2]
+    """The transforms of length n1 n2 of a stage's source (see _pieces), [lead, n1, (2,) n2], read by rows:
+    the columns' stages, twiddles and a transpose, then the rows' stages; [lead, k2, 2, k1] planes, the
+    term k = k1 + n1 k2 at (k2, k1)."""
+    columns = _stages(source, sign, 1.0)
+    return _stages(_twiddled_transpose(columns, sign), sign, scale)
+
+
+def _four_step_pairs(pairs, sign: int, scale: float):
+    """The transforms along axis 1 of [lead, length, 2] pairs of reals: pairs."""
+    lead, length, _ = shape(pairs)
     n1, n2 = _split(length)
-    if len(shape(source)) == 3:
-        planes = transpose(reshape(source, [lead, n1, n2, 2]), [0, 1, 3, 2])
-    else:
-        planes = reshape(source, [lead, n1, n2])
-    columns = _stages(planes, sign, 1.0)
-    rows = _stages(_twiddled_transpose(columns, sign), sign, scale)  # [lead, k2, 2, k1]: k = k1 + n1 k2
-    return reshape(transpose(rows, [0, 1, 3, 2]), [lead, length, 2])
+    planes = _four_step(_pairs_to_planes(pairs, lead, n1, n2), sign, scale)
+    return reshape(_planes_to_pairs(planes), [lead, length, 2])
 
 
 # A real transform of even length N is one of N/2 complex values, z[m] = x[2m] + i x[2m+1], and back: the
@@ -348,7 +355,7 @@ def _real_forward(x, length: int):
     """RFFT of real x along its last dim (even `length`): the first length/2 + 1 terms, complex."""
     dims = shape(x)
     lead, half = int(np.prod(dims[:-1])), length // 2
-    spectrum = _four_step(reshape(x, [lead, half, 2]), -1, 1.0)  # Z[k], k < half
+    spectrum = _four_step_pairs(reshape(x, [lead, half, 2]), -1, 1.0)  # Z[k], k < half
     wrapped = one("stablehlo.concatenate", tensor([lead, half + 1, 2], element(x)), spectrum,
                   strided_slice(spectrum, [0, 0, 0], [lead, 1, 2], [1] * 3), dimension=_i64(1))  # Z[k mod half]
     mirrored = one("stablehlo.reverse", wrapped.type, wrapped, dimensions=i64_array([1]))  # Z[(half - k) mod half]
@@ -369,7 +376,7 @@ def _real_inverse(x, length: int):
     crossed, direct = _half_matrices(length, half, 1)  # Z = (1 + i w^-k)/2 X[k] + (1 - i w^-k)/2 conj(X[half - k])
     direct[0, :, 1] = crossed[0, :, 1] = 0.0  # Im X[0], Im X[half]
     spectrum = _with_mirrored(leading, mirrored, direct, crossed)  # Z[k]: the spectrum of x's pairs
-    return reshape(_four_step(spectrum, 1, 1.0 / half), dims[:-1] + [length])
+    return reshape(_four_step_pairs(spectrum, 1, 1.0 / half), dims[:-1] + [length])
 
 
 def _hermitian_completion(x, length: int):

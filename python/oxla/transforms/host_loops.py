@@ -34,8 +34,9 @@ its test, as for an unrolled one) sits in an `scf.if` whose other branch
 hands the argument back for a loop of no trips; that branch and the loop
 never both run, so it counts as no other reader. oxla.runtime copies
 every argument a program may write before the call (oxla-argument-writes),
-so the caller's array stays as it was. An argument read elsewhere too keeps its per-trip
-copy: consumed, IREE updated it in place under the other readers.
+so the caller's array stays as it was. An argument read elsewhere too
+keeps its per-trip copy: consumed, IREE updated it in place under the
+other readers.
 
 oxla-host-scalar-dispatches: a `fori_loop` carries its counter as a tensor<i32>
 next to the trip count IREE makes the loop's induction variable, and JAX's
