@@ -98,6 +98,18 @@ def test_iree_rejects_them_unlegalized():
         compile(_program("RFFT", (4, 17), [17], np.float32), legalize=False)
 
 
+def test_lengths_not_the_trailing_dims_are_rejected_where_they_stand():
+    """fft_length must name the operand's trailing dims; an fft whose lengths do not is left as it is, and
+    the compile fails with a diagnostic at its location rather than an error inside the pass."""
+    src = _program("FFT", (2, 96, 64, 3), [96, 64, 3], np.complex64).replace("length = [96, 64, 3]",
+                                                                         "length = [96, 64]")
+    module = ir.parse(src)
+    transforms.run(module, "builtin.module(oxla-legalize-fft,oxla-llvmcpu-staged-fft)")
+    assert "stablehlo.fft" in ir.to_text(module)
+    with pytest.raises(CompileError, match=r"2:\d+: error: failed to legalize operation 'stablehlo.fft'"):
+        compile(src)
+
+
 def test_forms_iree_lowers_left_alone():
     src = _program("FFT", (3, 8), [8], np.complex64) + _program("IRFFT", (3, 9), [16], np.complex64).replace(
         "@main", "@irfft")
@@ -128,6 +140,24 @@ def test_vulkan_runs_stages_where_it_exists():
         result = np.asarray(runtime.load(program, device="vulkan").main(x))
         expected = reference(x.astype(np.complex128))
         np.testing.assert_allclose(result, expected, rtol=0, atol=1e-5 * np.abs(expected).max())
+
+
+@pytest.mark.parametrize("words", [True, False])
+@pytest.mark.parametrize("kind, shape, lengths, reference", [
+    ("FFT", (2, 96, 128), [96, 128], np.fft.fft2),
+    ("IRFFT", (2, 64, 65), [64, 128], lambda x: np.fft.irfft2(x, (64, 128))),
+], ids=["fft2", "irfft2"])
+def test_results_joined_as_i64_words_or_transposed(words, kind, shape, lengths, reference):
+    """f32 results join their planes' parts as i64 words (the default), or transposed into pairs where a
+    device has no 64-bit integers (i64-words=false, as oxla.compile sets for vulkan)."""
+    module = ir.parse(_program(kind, shape, lengths, np.complex64))
+    transforms.run(module, f"builtin.module(oxla-legalize-fft{{i64-words={str(words).lower()}}})")
+    text = ir.to_text(module)
+    assert ("xi64>" in text) == words
+    x = _input(shape, np.complex64)
+    result = np.asarray(runtime.load(compile(text)).main(x))
+    expected = reference(x.astype(np.complex128))
+    np.testing.assert_allclose(result, expected, rtol=0, atol=1e-5 * np.abs(expected).max())
 
 
 @pytest.mark.parametrize("length", [1024, 1000])

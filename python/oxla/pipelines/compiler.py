@@ -54,10 +54,11 @@ OPTIMIZATION = "builtin.module(oxla-hlo-opt)"
 
 
 def input_legalization(target: Target) -> str:
-    """INPUT_LEGALIZATION for `target`: top_k without 64-bit keys where its device code has no 64-bit integers."""
+    """INPUT_LEGALIZATION for `target`: top_k and fft without 64-bit integers where its device code has none."""
     if target.wide_integers:
         return INPUT_LEGALIZATION
-    return INPUT_LEGALIZATION.replace("oxla-legalize-top-k", "oxla-legalize-top-k{distinct-keys=false}")
+    return (INPUT_LEGALIZATION.replace("oxla-legalize-top-k", "oxla-legalize-top-k{distinct-keys=false}")
+            .replace("oxla-legalize-fft", "oxla-legalize-fft{i64-words=false}"))
 
 
 # Flags that name the target: oxla sets the target through the module (see

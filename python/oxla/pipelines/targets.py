@@ -46,7 +46,7 @@ class Target:
     # of these element types is compiled with these flags, unless the caller sets them.
     plain_contractions: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
     # Whether device code has 64-bit integers (IREE's SPIR-V for Vulkan does not), which oxla's input
-    # legalization may then use (oxla-legalize-top-k's distinct keys).
+    # legalization may then use (oxla-legalize-top-k's distinct keys, oxla-legalize-fft's words).
     wide_integers: bool = True
 
     def flag_sets_for(self, has_complex: bool) -> list[tuple[str, tuple[str, ...]]]:

@@ -2,17 +2,20 @@
 
 // An FFT of 64 along the last axis: split as 8 x 8 (the four-step method).
 // The complex input's bytes are read as pairs of f32 and transposed into
-// planes [2, 8 (n1), 2 (parts), 8 (n2)]. The columns' first stage, radix 4,
-// takes each block's parts; its butterfly for block 0's real part is all
+// planes: runs of 8 (n2) elements, their real parts then their imaginary
+// ones, as [2, 8 (n1), 2 (parts), 8 (n2)]. The columns' first stage, radix
+// 4, takes each block's parts; its butterfly for block 0's real part is all
 // ones, (1, 0) into each output's real and imaginary part, block 1's real
 // part goes in as 1, -i, -1, i. A radix-2 stage finishes the columns, then
-// twiddle factors and a transpose, the rows' stages, and the planes
-// transposed back into pairs read as complex.
+// twiddle factors and a transpose, the rows' stages, and the planes' parts
+// joined into i64 words (the real part's bits low, the imaginary part's
+// high), read as complex.
 // CHECK-LABEL: func.func @fft
 // CHECK-NOT:     stablehlo.fft
 // CHECK:         %[[PAIRS:.*]] = flow.tensor.bitcast %arg0 : tensor<2x64xcomplex<f32>> -> tensor<2x64x2xf32>
-// CHECK:         %[[SPLIT:.*]] = stablehlo.reshape %[[PAIRS]] : (tensor<2x64x2xf32>) -> tensor<2x8x8x2xf32>
-// CHECK:         %[[PLANES:.*]] = stablehlo.transpose %[[SPLIT]], dims = [0, 1, 3, 2] : (tensor<2x8x8x2xf32>) -> tensor<2x8x2x8xf32>
+// CHECK:         %[[SPLIT:.*]] = stablehlo.reshape %[[PAIRS]] : (tensor<2x64x2xf32>) -> tensor<16x8x2xf32>
+// CHECK:         %[[RUNS:.*]] = stablehlo.transpose %[[SPLIT]], dims = [0, 2, 1] : (tensor<16x8x2xf32>) -> tensor<16x2x8xf32>
+// CHECK:         %[[PLANES:.*]] = stablehlo.reshape %[[RUNS]] : (tensor<16x2x8xf32>) -> tensor<2x8x2x8xf32>
 // CHECK:         %[[BLOCKS:.*]] = stablehlo.reshape %[[PLANES]] : (tensor<2x8x2x8xf32>) -> tensor<2x4x2x1x2x8xf32>
 // CHECK:         %[[B0:.*]] = stablehlo.slice %[[BLOCKS]] [0:2, 0:1, 0:2, 0:1, 0:1, 0:8]
 // CHECK:         %[[RE0:.*]] = stablehlo.reshape %[[B0]] : (tensor<2x1x2x1x1x8xf32>) -> tensor<2x2x1x8xf32>
@@ -26,9 +29,19 @@
 // CHECK:         stablehlo.transpose {{.*}}, dims = [0, 3, 2, 1] : (tensor<2x8x2x8xf32>) -> tensor<2x8x2x8xf32>
 // CHECK:         stablehlo.multiply {{.*}} : tensor<2x2x4x1x2x8xf32>
 // CHECK:         stablehlo.multiply {{.*}} : tensor<2x1x2x4x2x8xf32>
-// CHECK:         %[[BACK:.*]] = stablehlo.transpose {{.*}}, dims = [0, 1, 3, 2] : (tensor<2x8x2x8xf32>) -> tensor<2x8x8x2xf32>
-// CHECK:         %[[FLAT:.*]] = stablehlo.reshape %[[BACK]] : (tensor<2x8x8x2xf32>) -> tensor<2x64x2xf32>
-// CHECK:         %[[OUT:.*]] = flow.tensor.bitcast %[[FLAT]] : tensor<2x64x2xf32> -> tensor<2x64xcomplex<f32>>
+// CHECK:         %[[DONE:.*]] = stablehlo.reshape {{.*}} : (tensor<2x8x2x8xf32>) -> tensor<16x2x8xf32>
+// CHECK:         %[[RE:.*]] = stablehlo.slice %[[DONE]] [0:16, 0:1, 0:8]
+// CHECK:         %[[RE_BITS:.*]] = stablehlo.bitcast_convert {{.*}} : (tensor<16x8xf32>) -> tensor<16x8xi32>
+// CHECK:         %[[RE_WORDS:.*]] = stablehlo.convert %[[RE_BITS]] : (tensor<16x8xi32>) -> tensor<16x8xi64>
+// CHECK:         %[[IM:.*]] = stablehlo.slice %[[DONE]] [0:16, 1:2, 0:8]
+// CHECK:         %[[IM_BITS:.*]] = stablehlo.bitcast_convert {{.*}} : (tensor<16x8xf32>) -> tensor<16x8xi32>
+// CHECK:         %[[IM_WORDS:.*]] = stablehlo.convert %[[IM_BITS]] : (tensor<16x8xi32>) -> tensor<16x8xi64>
+// CHECK:         %[[MASK:.*]] = stablehlo.constant dense<4294967295> : tensor<16x8xi64>
+// CHECK:         %[[LOW:.*]] = stablehlo.and %[[RE_WORDS]], %[[MASK]] : tensor<16x8xi64>
+// CHECK:         %[[BY:.*]] = stablehlo.constant dense<32> : tensor<16x8xi64>
+// CHECK:         %[[HIGH:.*]] = stablehlo.shift_left %[[IM_WORDS]], %[[BY]] : tensor<16x8xi64>
+// CHECK:         %[[WORDS:.*]] = stablehlo.or %[[LOW]], %[[HIGH]] : tensor<16x8xi64>
+// CHECK:         %[[OUT:.*]] = flow.tensor.bitcast %[[WORDS]] : tensor<16x8xi64> -> tensor<2x64xcomplex<f32>>
 // CHECK:         return %[[OUT]]
 func.func @fft(%arg0: tensor<2x64xcomplex<f32>>) -> tensor<2x64xcomplex<f32>> {
   %0 = stablehlo.fft %arg0, type = FFT, length = [64] : (tensor<2x64xcomplex<f32>>) -> tensor<2x64xcomplex<f32>>
@@ -48,14 +61,18 @@ func.func @short(%arg0: tensor<2x32xcomplex<f32>>) -> tensor<2x32xcomplex<f32>> 
 // -----
 
 // An RFFT: the real input is the first stage's only part (one table per
-// block), and the result keeps the first 64 / 2 + 1 terms.
+// block), and the result keeps the first 64 / 2 + 1 terms: the planes
+// regrouped into runs of whole rows, sliced, and their parts joined into
+// words.
 // CHECK-LABEL: func.func @rfft
 // CHECK-NOT:     stablehlo.real
 // CHECK-NOT:     stablehlo.imag
 // CHECK:         stablehlo.reshape %arg0 : (tensor<3x64xf32>) -> tensor<3x8x8xf32>
-// CHECK:         %[[SPECTRUM:.*]] = flow.tensor.bitcast {{.*}} : tensor<3x64x2xf32> -> tensor<3x64xcomplex<f32>>
-// CHECK:         stablehlo.slice %[[SPECTRUM]] [0:3, 0:33] : (tensor<3x64xcomplex<f32>>) -> tensor<3x33xcomplex<f32>>
-// CHECK-NEXT:    return
+// CHECK:         %[[ROWS:.*]] = stablehlo.transpose {{.*}}, dims = [0, 2, 1, 3] : (tensor<3x8x2x8xf32>) -> tensor<3x2x8x8xf32>
+// CHECK:         %[[RUNS:.*]] = stablehlo.reshape %[[ROWS]] : (tensor<3x2x8x8xf32>) -> tensor<3x2x64xf32>
+// CHECK:         stablehlo.slice %[[RUNS]] [0:3, 0:2, 0:33] : (tensor<3x2x64xf32>) -> tensor<3x2x33xf32>
+// CHECK:         %[[OUT:.*]] = flow.tensor.bitcast {{.*}} : tensor<3x33xi64> -> tensor<3x33xcomplex<f32>>
+// CHECK-NEXT:    return %[[OUT]]
 func.func @rfft(%arg0: tensor<3x64xf32>) -> tensor<3x33xcomplex<f32>> {
   %0 = stablehlo.fft %arg0, type = RFFT, length = [64] : (tensor<3x64xf32>) -> tensor<3x33xcomplex<f32>>
   return %0 : tensor<3x33xcomplex<f32>>
@@ -85,14 +102,18 @@ func.func @irfft(%arg0: tensor<3x33xcomplex<f32>>) -> tensor<3x64xf32> {
 // An RFFT of an even length whose half stages apply: the 128 reals are 64
 // complex values (even elements real, odd ones imaginary) transformed, Z;
 // then X[k] = A[k] Z[k] + B[k] conj(Z[64 - k]) for k <= 64, with Z[64] read
-// as Z[0] (the concatenation) and Z[64 - k] as Z reversed.
+// as Z[0] (the concatenation) and Z[64 - k] as Z's parts reversed.
 // CHECK-LABEL: func.func @rfft_half
-// CHECK:         %[[PAIRS:.*]] = stablehlo.reshape %arg0 : (tensor<3x128xf32>) -> tensor<3x64x2xf32>
-// CHECK:         stablehlo.reshape %[[PAIRS]] : (tensor<3x64x2xf32>) -> tensor<3x8x8x2xf32>
-// CHECK:         %[[Z:.*]] = stablehlo.reshape {{.*}} : (tensor<3x8x8x2xf32>) -> tensor<3x64x2xf32>
+// CHECK:         %[[PAIRS:.*]] = stablehlo.reshape %arg0 : (tensor<3x128xf32>) -> tensor<24x8x2xf32>
+// CHECK:         stablehlo.transpose %[[PAIRS]], dims = [0, 2, 1] : (tensor<24x8x2xf32>) -> tensor<24x2x8xf32>
+// CHECK:         %[[BACK:.*]] = stablehlo.transpose {{.*}}, dims = [0, 2, 1] : (tensor<24x2x8xf32>) -> tensor<24x8x2xf32>
+// CHECK:         %[[Z:.*]] = stablehlo.reshape %[[BACK]] : (tensor<24x8x2xf32>) -> tensor<3x64x2xf32>
 // CHECK:         %[[Z0:.*]] = stablehlo.slice %[[Z]] [0:3, 0:1, 0:2]
 // CHECK:         %[[WRAPPED:.*]] = stablehlo.concatenate %[[Z]], %[[Z0]], dim = 1 : (tensor<3x64x2xf32>, tensor<3x1x2xf32>) -> tensor<3x65x2xf32>
-// CHECK:         %[[MIRRORED:.*]] = stablehlo.reverse %[[WRAPPED]], dims = [1] : tensor<3x65x2xf32>
+// CHECK:         %[[RE:.*]] = stablehlo.slice %[[WRAPPED]] [0:3, 0:65, 0:1]
+// CHECK:         %[[IM:.*]] = stablehlo.slice %[[WRAPPED]] [0:3, 0:65, 1:2]
+// CHECK:         stablehlo.reverse {{.*}}, dims = [1] : tensor<3x65xf32>
+// CHECK:         stablehlo.reverse {{.*}}, dims = [1] : tensor<3x65xf32>
 // CHECK:         %[[OUT:.*]] = flow.tensor.bitcast {{.*}} : tensor<3x65x2xf32> -> tensor<3x65xcomplex<f32>>
 // CHECK-NEXT:    return %[[OUT]]
 func.func @rfft_half(%arg0: tensor<3x128xf32>) -> tensor<3x65xcomplex<f32>> {
@@ -102,19 +123,23 @@ func.func @rfft_half(%arg0: tensor<3x128xf32>) -> tensor<3x65xcomplex<f32>> {
 
 // -----
 
-// Its inverse: Z[k] from X[k] and conj(X[64 - k]) for k < 64, the imaginary
+// Its inverse: Z[k] from X[k] and conj(X[64 - k]) for k <= 64 (the whole
+// argument and its parts reversed; Z[64] is left out after), the imaginary
 // parts of X[0] and X[64] left out (X[0]'s imaginary part has the table
 // (0, 0) at k = 0, after (1/2, 1/2) for its real part: hex constants),
-// inverse stages of 64 scaled by 1/64, and the pairs read as the 128 reals.
+// inverse stages of 64 scaled by 1/64, and the result's parts joined into
+// i64 words read as the 128 reals.
 // CHECK-LABEL: func.func @irfft_half
 // CHECK:         %[[PAIRS:.*]] = flow.tensor.bitcast %arg0 : tensor<3x65xcomplex<f32>> -> tensor<3x65x2xf32>
-// CHECK:         %[[LEADING:.*]] = stablehlo.slice %[[PAIRS]] [0:3, 0:64, 0:2]
-// CHECK:         %[[TRAILING:.*]] = stablehlo.slice %[[PAIRS]] [0:3, 1:65, 0:2]
-// CHECK:         stablehlo.reverse %[[TRAILING]], dims = [1] : tensor<3x64x2xf32>
-// CHECK:         stablehlo.constant dense<"0x0000003F0000003F{{.*}}"> : tensor<64x2xf32>
-// CHECK:         stablehlo.constant dense<"0x0000000000000000{{.*}}"> : tensor<64x2xf32>
+// CHECK:         %[[RE:.*]] = stablehlo.slice %[[PAIRS]] [0:3, 0:65, 0:1]
+// CHECK:         %[[IM:.*]] = stablehlo.slice %[[PAIRS]] [0:3, 0:65, 1:2]
+// CHECK:         stablehlo.reverse {{.*}}, dims = [1] : tensor<3x65xf32>
+// CHECK:         stablehlo.reverse {{.*}}, dims = [1] : tensor<3x65xf32>
+// CHECK:         stablehlo.constant dense<"0x0000003F0000003F{{.*}}"> : tensor<65x2xf32>
+// CHECK:         stablehlo.constant dense<"0x0000000000000000{{.*}}"> : tensor<65x2xf32>
+// CHECK:         %[[Z:.*]] = stablehlo.slice {{.*}} [0:3, 0:64, 0:2] : (tensor<3x65x2xf32>) -> tensor<3x64x2xf32>
 // CHECK:         stablehlo.constant dense<{{.*}}1.562500e-02{{.*}}> : tensor<2x4x2xf32>
-// CHECK:         %[[OUT:.*]] = stablehlo.reshape {{.*}} : (tensor<3x64x2xf32>) -> tensor<3x128xf32>
+// CHECK:         %[[OUT:.*]] = flow.tensor.bitcast {{.*}} : tensor<24x8xi64> -> tensor<3x128xf32>
 // CHECK-NEXT:    return %[[OUT]]
 func.func @irfft_half(%arg0: tensor<3x65xcomplex<f32>>) -> tensor<3x128xf32> {
   %0 = stablehlo.fft %arg0, type = IRFFT, length = [128] : (tensor<3x65xcomplex<f32>>) -> tensor<3x128xf32>
