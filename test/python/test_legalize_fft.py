@@ -142,6 +142,41 @@ def test_vulkan_runs_stages_where_it_exists():
         np.testing.assert_allclose(result, expected, rtol=0, atol=1e-5 * np.abs(expected).max())
 
 
+def _along_other_axes(kind, shape, lengths, perm) -> str:
+    """A program as JAX writes an fft along other axes: a transpose moving them last, a call of a function
+    holding the fft, and the transpose back."""
+    moved = [shape[p] for p in perm]
+    back = [int(d) for d in np.argsort(perm)]
+    x_type, y_type = (f"tensor<{'x'.join(map(str, s))}xcomplex<f32>>" for s in (shape, moved))
+    return (f"func.func @main(%x: {x_type}) -> {x_type} {{\n"
+            f"  %0 = stablehlo.transpose %x, dims = {perm} : ({x_type}) -> {y_type}\n"
+            f"  %1 = call @fft(%0) : ({y_type}) -> {y_type}\n"
+            f"  %2 = stablehlo.transpose %1, dims = {back} : ({y_type}) -> {x_type}\n"
+            f"  return %2 : {x_type}\n}}\n"
+            + _program(kind, tuple(moved), lengths, np.complex64).replace("func.func @main", "func.func private @fft"))
+
+
+@pytest.mark.parametrize("kind, shape, lengths, perm, reference", [
+    ("FFT", (1024, 64), [1024], [1, 0], lambda x: np.fft.fft(x, axis=0)),
+    ("IFFT", (64, 96, 8), [64, 96], [2, 0, 1], lambda x: np.fft.ifft2(x, axes=(0, 1))),
+    ("FFT", (100, 8, 3), [100], [1, 2, 0], lambda x: np.fft.fft(x, axis=0)),
+], ids=["fft_columns", "ifft2_leading", "fft_1000_columns"])
+def test_ffts_along_other_axes_read_the_transposed_tensor(kind, shape, lengths, perm, reference):
+    """An fft of a transposed tensor (JAX's fft along other axes, its fft in a function of its own) runs
+    along the transpose's operand: the call is inlined and the stages read the operand, whose transpose is
+    left dead (IREE moves complex elements one at a time)."""
+    src = _along_other_axes(kind, shape, lengths, perm)
+    module = ir.parse(src)
+    transforms.run(module, "builtin.module(oxla-llvmcpu-staged-fft,oxla-legalize-fft,oxla-dce)")
+    text = ir.to_text(module)
+    assert "stablehlo.fft" not in text and "call" not in text
+    assert "stablehlo.transpose %arg0" not in text
+    x = _input(shape, np.complex64)
+    result = np.asarray(runtime.load(compile(src)).main(x))
+    expected = reference(x.astype(np.complex128))
+    np.testing.assert_allclose(result, expected, rtol=0, atol=1e-5 * np.abs(expected).max())
+
+
 @pytest.mark.parametrize("words", [True, False])
 @pytest.mark.parametrize("kind, shape, lengths, reference", [
     ("FFT", (2, 96, 128), [96, 128], np.fft.fft2),

@@ -278,6 +278,12 @@ def _fft(x):
     return jnp.fft.fft(x)
 
 
+def _fft_columns(x):
+    """jnp.fft.fft along the first axis (JAX transposes it last and back)."""
+    import jax.numpy as jnp
+    return jnp.fft.fft(x, axis=0)
+
+
 def _rfft(x):
     """jnp.fft.rfft along the last axis."""
     import jax.numpy as jnp
@@ -425,6 +431,8 @@ OPS = {
                     lambda: [_normal(43, 8, 56, 56, 64)], 0.0),
     "reversed_rows": ("x[:, ::-1] of f32[4096,1024]", lambda: _reversed_rows, lambda: [_normal(69, 4096, 1024)], 0.0),
     "fft_rows": ("jnp.fft.fft of c64[64,1024] along rows", lambda: _fft, lambda: [_complex_normal(90, 64, 1024)], 1e-5),
+    "fft_columns": ("jnp.fft.fft of c64[1024,64] along columns (axis 0)", lambda: _fft_columns,
+                    lambda: [_complex_normal(100, 1024, 64)], 1e-5),
     "rfft_rows": ("jnp.fft.rfft of f32[64,1024] along rows: a spectrum of real signals", lambda: _rfft,
                   lambda: [_normal(92, 64, 1024)], 1e-5),
     "irfft_rows": ("jnp.fft.irfft of c64[64,513] to f32[64,1024]", lambda: _irfft,

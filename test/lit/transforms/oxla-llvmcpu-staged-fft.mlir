@@ -145,3 +145,28 @@ func.func @irfft_half(%arg0: tensor<3x65xcomplex<f32>>) -> tensor<3x128xf32> {
   %0 = stablehlo.fft %arg0, type = IRFFT, length = [128] : (tensor<3x65xcomplex<f32>>) -> tensor<3x128xf32>
   return %0 : tensor<3x128xf32>
 }
+
+// -----
+
+// An FFT along axis 0 as JAX writes it: a transpose moving the axis last, a
+// call of a function holding the fft, the transpose back. The call is
+// inlined and the stages read the transpose's operand, along its rows of
+// 64 (IREE moves complex elements one at a time); the result is transposed
+// as the fft's was, so that the two transposes back to back cancel.
+// CHECK-LABEL: func.func @columns
+// CHECK-NOT:     call
+// CHECK:         flow.tensor.bitcast %arg0 : tensor<1024x64xcomplex<f32>> -> tensor<1024x64x2xf32>
+// CHECK:         %[[OUT:.*]] = flow.tensor.bitcast {{.*}} : tensor<1024x64xi64> -> tensor<1024x64xcomplex<f32>>
+// CHECK:         %[[MOVED:.*]] = stablehlo.transpose %[[OUT]], dims = [1, 0] : (tensor<1024x64xcomplex<f32>>) -> tensor<64x1024xcomplex<f32>>
+// CHECK:         %[[BACK:.*]] = stablehlo.transpose %[[MOVED]], dims = [1, 0] : (tensor<64x1024xcomplex<f32>>) -> tensor<1024x64xcomplex<f32>>
+// CHECK:         return %[[BACK]]
+func.func @columns(%arg0: tensor<1024x64xcomplex<f32>>) -> tensor<1024x64xcomplex<f32>> {
+  %0 = stablehlo.transpose %arg0, dims = [1, 0] : (tensor<1024x64xcomplex<f32>>) -> tensor<64x1024xcomplex<f32>>
+  %1 = call @fft(%0) : (tensor<64x1024xcomplex<f32>>) -> tensor<64x1024xcomplex<f32>>
+  %2 = stablehlo.transpose %1, dims = [1, 0] : (tensor<64x1024xcomplex<f32>>) -> tensor<1024x64xcomplex<f32>>
+  return %2 : tensor<1024x64xcomplex<f32>>
+}
+func.func private @fft(%arg0: tensor<64x1024xcomplex<f32>>) -> tensor<64x1024xcomplex<f32>> {
+  %0 = stablehlo.fft %arg0, type = FFT, length = [1024] : (tensor<64x1024xcomplex<f32>>) -> tensor<64x1024xcomplex<f32>>
+  return %0 : tensor<64x1024xcomplex<f32>>
+}
