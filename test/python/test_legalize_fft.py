@@ -177,6 +177,23 @@ def test_ffts_along_other_axes_read_the_transposed_tensor(kind, shape, lengths, 
     np.testing.assert_allclose(result, expected, rtol=0, atol=1e-5 * np.abs(expected).max())
 
 
+def test_an_rfft_moved_back_by_a_transpose_moves_its_words():
+    """JAX's RFFT along axis 0 transposes the complex result back; the pass transposes its i64 words
+    instead (and undoes that for the fft's own result, which cancels JAX's transpose)."""
+    src = ("func.func @main(%x: tensor<128x8xf32>) -> tensor<65x8xcomplex<f32>> {\n"
+           "  %0 = stablehlo.transpose %x, dims = [1, 0] : (tensor<128x8xf32>) -> tensor<8x128xf32>\n"
+           "  %1 = stablehlo.fft %0, type = RFFT, length = [128] : (tensor<8x128xf32>) -> tensor<8x65xcomplex<f32>>\n"
+           "  %2 = stablehlo.transpose %1, dims = [1, 0] : (tensor<8x65xcomplex<f32>>) -> tensor<65x8xcomplex<f32>>\n"
+           "  return %2 : tensor<65x8xcomplex<f32>>\n}\n")
+    module = ir.parse(src)
+    transforms.run(module, "builtin.module(oxla-llvmcpu-staged-fft)")
+    assert "(tensor<8x65xi64>) -> tensor<65x8xi64>" in ir.to_text(module)
+    x = _input((128, 8), np.float32)
+    result = np.asarray(runtime.load(compile(src)).main(x))
+    expected = np.fft.rfft(x.astype(np.float64), axis=0)
+    np.testing.assert_allclose(result, expected, rtol=0, atol=1e-5 * np.abs(expected).max())
+
+
 @pytest.mark.parametrize("words", [True, False])
 @pytest.mark.parametrize("kind, shape, lengths, reference", [
     ("FFT", (2, 96, 128), [96, 128], np.fft.fft2),

@@ -498,6 +498,21 @@ def _untransposed(x, dims: list[tuple[int, int]]):
     return owner.operands[0], [(perm[dim], n) for dim, n in dims], perm
 
 
+def _transposed_as_words(op, result, words: bool):
+    """`result`, the fft's, or where its one user is a transpose of complex<f32> values (JAX's after an
+    fft along other axes), the same values with that transpose done on their i64 words and undone after,
+    so that the user's transpose cancels: IREE moves complex elements one at a time (RFFT along axis 0 of
+    f32[1024,64]: the transpose 0.076 of 0.32 ms)."""
+    users = [use.owner for use in op.results[0].uses]
+    kind = element(result)
+    if not (words and len(users) == 1 and users[0].name == "stablehlo.transpose" and isinstance(kind, ir.ComplexType)
+            and ir.FloatType(kind.element_type).width == 32):
+        return result
+    perm = i64s(users[0], "permutation", [])
+    moved = transpose(_bitcast(result, tensor(shape(result), ir.IntegerType.get_signless(64))), perm)
+    return transpose(_bitcast(moved, tensor(shape(moved), kind)), [int(d) for d in np.argsort(perm)])
+
+
 def expand(op, words: bool = True):
     """The fft's result computed by stages or DFT matrix products, an axis at a time; `words`: see
     _interleaved."""
@@ -511,7 +526,7 @@ def expand(op, words: bool = True):
         for dim, n in dims:
             x = _complex_axis(x, dim, n, kind == "IFFT")
         x = _as_complex(x, words)
-        return x if perm is None else transpose(x, perm)
+        return _transposed_as_words(op, x, words) if perm is None else transpose(x, perm)
     if kind == "RFFT":
         if length % 2 == 0 and _staged_along(x, last, length // 2):
             x = _real_forward(x, length)
@@ -522,7 +537,7 @@ def expand(op, words: bool = True):
             x = _join(re, im, tensor(shape(re), ir.ComplexType.get(element(re))))
         for dim, n in dims[:-1]:
             x = _complex_axis(x, dim, n, False)
-        return _as_complex(x, words)
+        return _transposed_as_words(op, _as_complex(x, words), words)
     for dim, n in dims[:-1]:
         x = _complex_axis(x, dim, n, True)
     if length % 2 == 0 and _staged_along(x, last, length // 2):
