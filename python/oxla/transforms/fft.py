@@ -322,6 +322,11 @@ def _regroup(planes: _Planes, inner: int) -> _Planes:
     return _Planes(transpose(reshape(planes.values, split[:kept]), [0, 2, 1, 3][:kept]), planes.dims, inner)
 
 
+def _runs(planes: _Planes):
+    """The values of planes as [outer, 2, inner]."""
+    return reshape(planes.values, [int(np.prod(planes.dims)) // planes.inner, 2, planes.inner])
+
+
 def _interleaved(planes: _Planes, words: bool):
     """A tensor whose bytes are the pairs of reals of the tensor planes hold. With `words`, f32 pairs are
     built as i64 words (the real part's bits in the low half): IREE's CPU code transposes parts into pairs a
@@ -330,7 +335,7 @@ def _interleaved(planes: _Planes, words: bool):
     real = element(planes.values)
     if not words or planes.inner == 1 or ir.FloatType(real).width != 32:
         return _regroup(planes, 1).values
-    runs = reshape(planes.values, [int(np.prod(planes.dims)) // planes.inner, 2, planes.inner])
+    runs = _runs(planes)
     bits = [convert(one("stablehlo.bitcast_convert", tensor(shape(runs)[::2], ir.IntegerType.get_signless(32)),
                         _part(runs, p, 1)), ir.IntegerType.get_signless(64)) for p in range(2)]
     low = _binary("and", bits[0], splat(0xFFFFFFFF, bits[0].type))  # the real part's bits, not sign-extended
@@ -346,8 +351,7 @@ def _as_complex(x, words: bool = False):
 
 def _real_part(planes: _Planes):
     """The real part of the tensor planes hold."""
-    runs = reshape(planes.values, [int(np.prod(planes.dims)) // planes.inner, 2, planes.inner])
-    return reshape(_part(runs, 0, 1), planes.dims)
+    return reshape(_part(_runs(planes), 0, 1), planes.dims)
 
 
 def _dims(x) -> list[int]:
@@ -388,8 +392,7 @@ def _staged_axis(x, dim: int, inverse: bool) -> _Planes:
 
 def _leading_terms(planes: _Planes, count: int) -> _Planes:
     """The first `count` terms along the last dim of the tensor planes hold."""
-    length = planes.dims[-1]
-    runs = reshape(_regroup(planes, length).values, [int(np.prod(planes.dims[:-1])), 2, length])
+    runs = _runs(_regroup(planes, planes.dims[-1]))
     return _Planes(slice_to(runs, shape(runs)[:2] + [count]), planes.dims[:-1] + [count], count)
 
 
@@ -448,7 +451,7 @@ def _real_inverse(x, length: int, words: bool):
     dims = _dims(x)
     lead, half = int(np.prod(dims[:-1])), length // 2
     if isinstance(x, _Planes) and x.inner == half + 1:
-        values, axis = reshape(x.values, [lead, 2, half + 1]), 1
+        values, axis = _runs(x), 1
     else:
         values, axis = reshape(_regroup(_planes(x), 1).values, [lead, half + 1, 2]), 2
     crossed, direct = _half_matrices(length, half + 1, 1)  # Z = (1 + i w^-k)/2 X[k] + (1 - i w^-k)/2 conj(X[half - k])
