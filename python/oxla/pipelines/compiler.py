@@ -54,11 +54,16 @@ OPTIMIZATION = "builtin.module(oxla-hlo-opt)"
 
 
 def input_legalization(target: Target) -> str:
-    """INPUT_LEGALIZATION for `target`: top_k and fft without 64-bit integers where its device code has none."""
-    if target.wide_integers:
-        return INPUT_LEGALIZATION
-    return (INPUT_LEGALIZATION.replace("oxla-legalize-top-k", "oxla-legalize-top-k{distinct-keys=false}")
-            .replace("oxla-legalize-fft", "oxla-legalize-fft{i64-words=false}"))
+    """INPUT_LEGALIZATION for `target`: top_k and fft without 64-bit integers where its device code has none,
+    and every fft oxla's where IREE's own lowering is wrong."""
+    fft = [] if target.wide_integers else ["i64-words=false"]
+    fft += [] if target.iree_fft else ["iree-forms=true"]
+    pipeline = INPUT_LEGALIZATION
+    if not target.wide_integers:
+        pipeline = pipeline.replace("oxla-legalize-top-k", "oxla-legalize-top-k{distinct-keys=false}")
+    if fft:
+        pipeline = pipeline.replace("oxla-legalize-fft", f"oxla-legalize-fft{{{' '.join(fft)}}}")
+    return pipeline
 
 
 # Flags that name the target: oxla sets the target through the module (see

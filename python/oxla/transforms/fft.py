@@ -596,9 +596,11 @@ class LegalizeFft(RewritePass):
     roots = ("stablehlo.fft",)
     i64_words: bool = dataclasses.field(default=True, metadata={
         "help": "write f32 results as i64 words of their parts (false for devices without 64-bit integers)"})
+    iree_forms: bool = dataclasses.field(default=False, metadata={
+        "help": "rewrite the forms IREE lowers itself too (true where its lowering is wrong: Vulkan)"})
 
     def matches(self, op) -> bool:
-        return _lengths_fit(op) and not iree_lowers(op)
+        return _lengths_fit(op) and (self.iree_forms or not iree_lowers(op))
 
     def run(self, module) -> None:
         _inline_called_ffts(module)
