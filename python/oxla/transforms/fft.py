@@ -34,6 +34,7 @@ import numpy as np
 from oxla import ir
 from oxla.dialects.elements import dtype_of
 from oxla.transforms.registry import RewritePass, register_pass
+from oxla.transforms.runner import inline_calls
 from oxla.dialects.stablehlo_build import (broadcast, complex_parts, convert, create, element, enum_name, i64_array, i64s,
                                            one, replace, reshape, shape, slice_to, splat, strided_slice, tensor,
                                            transpose)
@@ -221,17 +222,16 @@ def _pieces(source, radix: int, groups: int, span: int, parts_first: bool) -> li
     `parts_first`: runs of whole rows), or a real [lead, n, trail] tensor (its one part)."""
     dims = shape(source)
     lead, trail = dims[0], dims[-1]
-    parts = 1 if len(dims) == 3 else 2
+    parts, at = (1 if len(dims) == 3 else 2), (1 if parts_first else 4)  # the parts' axis among the blocks'
     blocks = [lead, radix, groups, span, trail]
-    blocks.insert(1 if parts_first else 4, parts)
+    blocks.insert(at, parts)
     blocks = reshape(source, blocks)
     pieces = []
     for k in range(radix):
         for p in range(parts):
-            starts = [0, k, 0, 0, 0]
-            starts.insert(1 if parts_first else 4, p)
-            limits = [lead, k + 1, groups, span, trail]
-            limits.insert(1 if parts_first else 4, p + 1)
+            starts, limits = [0, k, 0, 0, 0], [lead, k + 1, groups, span, trail]
+            starts.insert(at, p)
+            limits.insert(at, p + 1)
             pieces.append((k, p, reshape(strided_slice(blocks, starts, limits, [1] * 6), [lead, groups, span, trail])))
     return pieces
 
@@ -576,10 +576,7 @@ def _inline_called_ffts(module) -> None:
     function of its own), so that a transpose before the call reaches the fft (see _untransposed); IREE's
     input phase inlines them anyway."""
     if any(isinstance(op.operands[0], ir.BlockArgument) for op in ir.ops(module) if op.name == "stablehlo.fft"):
-        ir.passmanager.PassManager.parse(_INLINE, context=module.context).run(module)
-
-
-_INLINE = "builtin.module(inline{default-pipeline=})"
+        inline_calls(module)
 
 
 def _stages_apply(op) -> bool:

@@ -28,9 +28,7 @@ from oxla.dialects import stablehlo_build as build
 from oxla.dialects.stablehlo import DotGeneralOp
 from oxla.transforms.loop_analysis import scalar_constant, terminator, trip_count
 from oxla.transforms.registry import Pass, register_pass
-
-_INLINE = "builtin.module(inline{default-pipeline=})"
-
+from oxla.transforms.runner import inline_calls
 
 def _encloses(loop, op) -> bool:
     """Whether `op` lies inside `loop`'s regions."""
@@ -129,7 +127,7 @@ class HoistStepContractions(Pass):
     def run(self, module) -> None:
         if not _counted_loops(module):
             return
-        ir.passmanager.PassManager.parse(_INLINE, context=module.context).run(module)
+        inline_calls(module)
         for loop, trips in _counted_loops(module):
             body = loop.regions[1].blocks[0]
             for op in [op for op in ir.block_ops(terminator(body)) if op.name == "stablehlo.dot_general"]:

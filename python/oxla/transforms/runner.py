@@ -279,3 +279,9 @@ def _printer(path: tuple[str, ...], when: str, inst: Instrumentation) -> Callabl
         stream.flush()
 
     return callback
+
+
+def inline_calls(module) -> None:
+    """Inlines the module's calls (MLIR's inliner, no cleanup pipeline after it): for passes that look
+    through the functions JAX puts ops in; IREE's input phase would inline them anyway."""
+    ir.passmanager.PassManager.parse("builtin.module(inline{default-pipeline=})", context=module.context).run(module)
