@@ -97,3 +97,27 @@ def test_other_ops_left_alone():
     module = ir.parse(src)
     transforms.run(module, "builtin.module(oxla-legalize-triangular-solve)")
     assert ir.to_text(module) == ir.to_text(ir.parse(src))
+
+
+@pytest.mark.parametrize("n", [32, 45, 100])
+@pytest.mark.parametrize("left, lower, transpose, unit", [(True, True, "NO_TRANSPOSE", False),
+                                                          (True, False, "TRANSPOSE", True),
+                                                          (False, True, "ADJOINT", False)],
+                         ids=["left-lower", "left-upper-transposed-unit", "right-lower-adjoint"])
+def test_larger_systems_go_by_blocks_of_rows(n, left, lower, transpose, unit):
+    from oxla.transforms.triangular_solve import block_rows
+
+    rng = np.random.default_rng(n)
+    a = _random((2, n, n), np.float64, rng) / n + np.eye(n)  # well conditioned with or without its diagonal
+    unused = np.triu(np.ones((n, n)), 1) if lower else np.tril(np.ones((n, n)), -1)
+    a = np.where(unused.astype(bool) | (unit & np.eye(n, dtype=bool)), np.nan, a)
+    b = _random((2, n, 3) if left else (2, 3, n), np.float64, rng)
+    src = _program(a.shape, b.shape, np.float64, left, lower, transpose, unit)
+    module = ir.parse(src)
+    transforms.run(module, "builtin.module(oxla-legalize-triangular-solve)")
+    loops = [op for op in ir.ops(module) if op.name == "stablehlo.while"]
+    size = block_rows(n)
+    # one loop inverting the diagonal blocks (a trip per row of a block), one over the blocks
+    assert size > 1 and len(loops) == 2 and f"constant dense<{size}>" in ir.to_text(module)
+    result = np.asarray(runtime.load(compile(src)).main(a, b))
+    np.testing.assert_allclose(result, reference(a, b, left, lower, transpose, unit), rtol=1e-10, atol=1e-10)

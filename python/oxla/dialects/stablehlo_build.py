@@ -7,7 +7,11 @@ MLIR text.
 
 from __future__ import annotations
 
+import math
 import re
+
+import ml_dtypes
+import numpy as np
 
 from oxla import ir
 from oxla.dialects.elements import to_numpy
@@ -27,6 +31,14 @@ def complex_parts(value) -> tuple:
     """The real and imaginary parts of a complex tensor (stablehlo.real and stablehlo.imag)."""
     part = tensor(shape(value), ir.ComplexType(element(value)).element_type)
     return one("stablehlo.real", part, value), one("stablehlo.imag", part, value)
+
+
+def conjugate(value):
+    """The complex conjugate of `value` (`value` itself for real types)."""
+    if not isinstance(element(value), ir.ComplexType):
+        return value
+    real, imag = complex_parts(value)
+    return one("stablehlo.complex", value.type, real, one("stablehlo.negate", imag.type, imag))
 
 
 def tensor(dims: list[int], element_type):
@@ -92,8 +104,18 @@ def splat(value, value_type):
         part_type = tensor(ir.ShapedType(value_type).shape, kind.element_type)
         return one("stablehlo.complex", value_type, splat(complex(value).real, part_type),
                    splat(complex(value).imag, part_type))
-    literal = repr(float(value)) if isinstance(kind, ir.FloatType) else str(int(value))
+    literal = _float_literal(float(value), kind) if isinstance(kind, ir.FloatType) else str(int(value))
     return one("stablehlo.constant", value_type, value=f"dense<{literal}> : {value_type}")
+
+
+def _float_literal(value: float, kind) -> str:
+    """`value` as MLIR writes a float of type `kind`: decimal, or its bits in hex for NaN and infinities
+    (which have no decimal form)."""
+    if math.isfinite(value):
+        return repr(value)
+    width = ir.FloatType(kind).width
+    dtype = ml_dtypes.bfloat16 if str(kind) == "bf16" else {16: np.float16, 32: np.float32, 64: np.float64}[width]
+    return f"0x{int(np.array(value, dtype).view(f'uint{width}')):0{width // 4}X}"
 
 
 def replace(op, build):
@@ -212,3 +234,31 @@ def reduce(value, init, dimensions: list[int], combiner: str):
     with ir.InsertionPoint(block):
         ir.Operation.create("stablehlo.return", operands=[one(combiner, scalar, *block.arguments)])
     return op.results[0]
+
+
+def while_loop(condition, body, carried: list) -> list:
+    """A stablehlo.while over `carried`: `condition(*values)` gives the 0-d i1 that runs another trip,
+    `body(*values)` the next values. The loop's final values."""
+    types = [v.type for v in carried]
+    loop = ir.Operation.create("stablehlo.while", results=types, operands=list(carried), regions=2)
+    check = loop.regions[0].blocks.append(*types)
+    with ir.InsertionPoint(check):
+        ir.Operation.create("stablehlo.return", operands=[condition(*check.arguments)])
+    step = loop.regions[1].blocks.append(*types)
+    with ir.InsertionPoint(step):
+        ir.Operation.create("stablehlo.return", operands=list(body(*step.arguments)))
+    return list(loop.results)
+
+
+def counted_loop(count: int, carried: list, body) -> list:
+    """A stablehlo.while running `body(step, *values)` for step = 0 .. count - 1 (a 0-d i32) on the
+    `carried` values; `body` returns their next values. The loop's final values."""
+    counter = tensor([], ir.IntegerType.get_signless(32))
+
+    def more(step, *values):
+        return compare(step, splat(count, counter), "LT", "SIGNED")
+
+    def trip(step, *values):
+        return [one("stablehlo.add", counter, step, splat(1, counter)), *body(step, *values)]
+
+    return while_loop(more, trip, [splat(0, counter)] + list(carried))[1:]

@@ -11,13 +11,26 @@ X[i] = (B[i] - a[i, :] X) / a[i, i], where the entries of a outside its
 strict triangle are masked to zero (so they are never read, whatever they
 hold), the rows of X not yet solved are still zero, and there is no
 division when unit_diagonal is set.
+
+IREE runs the loop on the host, a few dispatches and a wait a trip, so
+systems of BLOCKED_ROWS rows or more go by blocks of rows instead
+(_blocked_substitution): the diagonal blocks' inverses first, all in one
+such loop of a trip per row of a block, then one trip per block. For
+f32[256,256] with 8 right-hand sides on an AVX2 Zen 3: 512 trips become 32.
 """
 
 from __future__ import annotations
 
+import math
+
 from oxla import ir
 from oxla.transforms.registry import RewritePass, register_pass
+from oxla.dialects import stablehlo_build as build
 from oxla.dialects.stablehlo_build import element, enum_name, flag, i64_array, one, replace, shape, splat, tensor
+
+
+# Systems of at least this many rows are solved a block of rows at a time (_blocked_substitution).
+BLOCKED_ROWS = 32
 
 
 def _i32_constant(value: int):
@@ -36,16 +49,6 @@ def _swap_matrix_dims(x):
     perm = list(range(rank - 2)) + [rank - 1, rank - 2]
     dims = shape(x)
     return one("stablehlo.transpose", tensor([dims[p] for p in perm], element(x)), x, permutation=i64_array(perm))
-
-
-def _conjugate(x):
-    """The complex conjugate of x (x itself for real types)."""
-    kind = element(x)
-    if not isinstance(kind, ir.ComplexType):
-        return x
-    part = tensor(shape(x), kind.element_type)
-    real, imag = one("stablehlo.real", part, x), one("stablehlo.imag", part, x)
-    return one("stablehlo.complex", x.type, real, one("stablehlo.negate", part, imag))
 
 
 def _strict_triangle(a, lower: bool):
@@ -87,21 +90,92 @@ def _solve_row(i, x, strict, a, rhs, unit: bool):
 def _substitution(a, rhs, lower: bool, unit: bool):
     """X with a X = rhs (a: [..., n, n] triangular, rhs: [..., n, k]) by a while loop over the rows of X."""
     n = shape(a)[-1]
-    carried = [_i32_constant(0), splat(0, rhs.type), _strict_triangle(a, lower), a, rhs]
-    loop = ir.Operation.create("stablehlo.while", results=[v.type for v in carried], operands=carried, regions=2)
-    cond = loop.regions[0].blocks.append(*[v.type for v in carried])
-    with ir.InsertionPoint(cond):
-        more = one("stablehlo.compare", tensor([], ir.IntegerType.get_signless(1)), cond.arguments[0],
-                   _i32_constant(n), comparison_direction="#stablehlo<comparison_direction LT>")
-        ir.Operation.create("stablehlo.return", operands=[more])
-    body = loop.regions[1].blocks.append(*[v.type for v in carried])
-    with ir.InsertionPoint(body):
-        step, x, strict_arg, a_arg, rhs_arg = body.arguments
-        row = step if lower else one("stablehlo.subtract", step.type, _i32_constant(n - 1), step)
-        solved = _solve_row(row, x, strict_arg, a_arg, rhs_arg, unit)
-        following = one("stablehlo.add", step.type, step, _i32_constant(1))
-        ir.Operation.create("stablehlo.return", operands=[following, solved, strict_arg, a_arg, rhs_arg])
-    return loop.results[1]
+
+    def step(i, x, strict, a, rhs):
+        row = i if lower else one("stablehlo.subtract", i.type, _i32_constant(n - 1), i)
+        return [_solve_row(row, x, strict, a, rhs, unit), strict, a, rhs]
+
+    return build.counted_loop(n, [splat(0, rhs.type), _strict_triangle(a, lower), a, rhs], step)[0]
+
+
+def block_rows(n: int) -> int:
+    """The rows of a block for a system of n rows: 1 (row by row) below BLOCKED_ROWS, else the power of two
+    at or above sqrt(n), which about balances the trips that invert the diagonal blocks (one per row of a
+    block) against the trips over the blocks."""
+    return 1 if n < BLOCKED_ROWS else 1 << math.ceil(math.log2(math.sqrt(n)))
+
+
+def _padded(a, rhs, rows: int):
+    """a and rhs with zero rows (and columns of a) added up to `rows`, a's added diagonal ones."""
+    dims, n = shape(a), shape(a)[-1]
+    if rows == n:
+        return a, rhs
+    rank = len(dims)
+    more = [(0, 0)] * (rank - 2)
+    zero = splat(0, tensor([], element(a)))
+    a = build.pad(a, zero, more + [(0, rows - n), (0, rows - n)])
+    index = tensor(shape(a), _i32())
+    row = one("stablehlo.iota", index, iota_dimension=ir.IntegerAttr.get(ir.IntegerType.get_signless(64), rank - 2))
+    col = one("stablehlo.iota", index, iota_dimension=ir.IntegerAttr.get(ir.IntegerType.get_signless(64), rank - 1))
+    added = one("stablehlo.and", tensor(shape(a), ir.IntegerType.get_signless(1)), build.compare(row, col, "EQ", "SIGNED"),
+                build.compare(row, splat(n, index), "GE", "SIGNED"))
+    a = one("stablehlo.select", a.type, added, splat(1, a.type), a)
+    return a, build.pad(rhs, zero, more + [(0, rows - n), (0, 0)])
+
+
+def _diagonal_blocks(a, size: int):
+    """a's diagonal blocks of `size` rows, [..., n / size, size, size]."""
+    dims = shape(a)
+    batch, count = dims[:-2], dims[-1] // size
+    blocks = [build.reshape(build.strided_slice(a, [0] * len(batch) + [i * size, i * size],
+                                                batch + [(i + 1) * size, (i + 1) * size], [1] * len(dims)),
+                            batch + [1, size, size]) for i in range(count)]
+    if count == 1:
+        return blocks[0]
+    return one("stablehlo.concatenate", tensor(batch + [count, size, size], element(a)), *blocks,
+               dimension=ir.IntegerAttr.get(ir.IntegerType.get_signless(64), len(batch)))
+
+
+def _product(lhs, rhs):
+    """The batched matrix product lhs rhs ([..., m, k] by [..., k, n])."""
+    rank = len(shape(lhs))
+    batching = list(range(rank - 2))
+    numbers = ir.Attribute.parse(
+        f"#stablehlo.dot<lhs_batching_dimensions = {batching}, rhs_batching_dimensions = {batching}, "
+        f"lhs_contracting_dimensions = [{rank - 1}], rhs_contracting_dimensions = [{rank - 2}]>")
+    return one("stablehlo.dot_general", tensor(shape(lhs)[:-1] + shape(rhs)[-1:], element(lhs)), lhs, rhs,
+               dot_dimension_numbers=numbers)
+
+
+def _blocked_substitution(a, rhs, lower: bool, unit: bool, size: int):
+    """X with a X = rhs by blocks of `size` rows: the inverses of a's diagonal blocks first (all at once,
+    by substitution on the identity), then a while loop over the blocks of X, each the inverse of its
+    block times its rows of rhs less the product of a's rows with the blocks solved before it (XLA's
+    TriangularSolveExpander works so): a trip per block rather than per row."""
+    n = shape(a)[-1]
+    rows = -(-n // size) * size
+    a, rhs = _padded(a, rhs, rows)
+    batch, count, k = shape(a)[:-2], rows // size, shape(rhs)[-1]
+    blocks = _diagonal_blocks(a, size)
+    identity = one("stablehlo.select", blocks.type, build.compare(
+        *[one("stablehlo.iota", tensor(shape(blocks), _i32()), iota_dimension=ir.IntegerAttr.get(
+            ir.IntegerType.get_signless(64), len(batch) + d)) for d in (1, 2)], "EQ", "SIGNED"),
+        splat(1, blocks.type), splat(0, blocks.type))
+    inverses = _substitution(blocks, identity, lower, unit)
+    zero = _i32_constant(0)
+
+    def step(i, x, strict, inverses, rhs):
+        block = i if lower else one("stablehlo.subtract", i.type, _i32_constant(count - 1), i)
+        start = one("stablehlo.multiply", i.type, block, _i32_constant(size))
+        at = [zero] * len(batch) + [start, zero]
+        known = _product(_dynamic_slice(strict, at, batch + [size, rows]), x)
+        rest = one("stablehlo.subtract", known.type, _dynamic_slice(rhs, at, batch + [size, k]), known)
+        inverse = build.reshape(_dynamic_slice(inverses, [zero] * len(batch) + [block, zero, zero],
+                                               batch + [1, size, size]), batch + [size, size])
+        return [one("stablehlo.dynamic_update_slice", x.type, x, _product(inverse, rest), *at), strict, inverses, rhs]
+
+    x = build.counted_loop(count, [splat(0, rhs.type), _strict_triangle(a, lower), inverses, rhs], step)[0]
+    return build.slice_to(x, batch + [n, k])
 
 
 def solve(op):
@@ -110,11 +184,12 @@ def solve(op):
     left, transpose = flag(op, "left_side"), enum_name(op, "transpose_a")
     swapped = (transpose != "NO_TRANSPOSE") != (not left)  # a is transposed an odd number of times
     if transpose == "ADJOINT":
-        a = _conjugate(a)
+        a = build.conjugate(a)
     if swapped:
         a = _swap_matrix_dims(a)
-    x = _substitution(a, b if left else _swap_matrix_dims(b), flag(op, "lower") != swapped,
-                      flag(op, "unit_diagonal"))
+    rhs, lower, unit = b if left else _swap_matrix_dims(b), flag(op, "lower") != swapped, flag(op, "unit_diagonal")
+    size = block_rows(shape(a)[-1])
+    x = _substitution(a, rhs, lower, unit) if size == 1 else _blocked_substitution(a, rhs, lower, unit, size)
     return x if left else _swap_matrix_dims(x)
 
 
