@@ -33,6 +33,7 @@ INPUT_LEGALIZATION_PASSES = (
     "oxla-scatter-slice-updates",
     "oxla-canonicalize-scatter",
     "oxla-guard-scatter-indices",
+    "oxla-device-indexed-slices",
     "oxla-split-complex-constants",
     "oxla-pad-complex-windows",
     "oxla-split-complex-pads",

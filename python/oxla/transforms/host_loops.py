@@ -56,6 +56,7 @@ from __future__ import annotations
 
 from oxla import ir
 from oxla.dialects import stablehlo_build as build
+from oxla.transforms.loop_analysis import computed_from_device
 from oxla.transforms.registry import Pass, register_pass
 
 # Host loops whose operands (or some of them) are their carried values' starting points.
@@ -254,7 +255,18 @@ def _scalar_carried(loop) -> list[int]:
         inits = [v.type for v in loop.operands]
         if inits != results:
             return []
-    return [i for i, t in enumerate(results) if _is_scalar_tensor(t)]
+    return [i for i, t in enumerate(results) if _is_scalar_tensor(t) and not _passed_from_device(loop, i)]
+
+
+def _passed_from_device(loop, position: int) -> bool:
+    """Whether a trip of `loop` computes carried value `position` from device data (an LU's failure flag
+    from its pivot): carried as a host scalar, it would be read back every trip."""
+    for region in loop.regions:
+        passing = _terminator(region.blocks[0])
+        skipped = 1 if passing.name == "scf.condition" else 0  # the condition itself
+        if computed_from_device(passing.operands[position + skipped], loop):
+            return True
+    return False
 
 
 def _terminator(block):

@@ -49,6 +49,46 @@ def scalar_constant(value) -> int | None:
     return int(array) if array.shape == () and array.dtype.kind in "iu" else None
 
 
+def encloses(loop, op) -> bool:
+    """Whether `op` is `loop` or lies inside its regions."""
+    while op is not None:
+        if op == loop:
+            return True
+        op = op.parent
+    return False
+
+
+def _integer_scalar_tensor(value) -> bool:
+    """Whether `value` is a zero-dimensional tensor of integers (or index)."""
+    kind = value.type
+    return (isinstance(kind, ir.RankedTensorType) and kind.rank == 0
+            and isinstance(kind.element_type, (ir.IntegerType, ir.IndexType)))
+
+
+def _host_value(value) -> bool:
+    """Whether `value` is an integer scalar, tensor or not: what a host running a loop holds itself."""
+    return not isinstance(value.type, ir.RankedTensorType) or _integer_scalar_tensor(value)
+
+
+def computed_from_device(value, loop) -> bool:
+    """Whether a trip of `loop` needs device data to compute `value`: the host, running the loop, would wait
+    for the device and read it back every trip. Integer scalars (the loop's carried ones, those made before
+    it) and constants are the host's, and so is what a trip computes from them alone."""
+    seen, pending = set(), [value]
+    while pending:
+        current = pending.pop()
+        op = ir.producer(current)
+        if op is None or op == loop or not encloses(loop, op):
+            if not _host_value(current):
+                return True
+            continue
+        if op in seen:
+            continue
+        seen.add(op)
+        pending.extend(op.operands)
+    return False
+
+
 def terminator(block):
     """The terminator of a block."""
     operations = block.operations

@@ -26,17 +26,9 @@ from __future__ import annotations
 from oxla import ir
 from oxla.dialects import stablehlo_build as build
 from oxla.dialects.stablehlo import DotGeneralOp
-from oxla.transforms.loop_analysis import scalar_constant, terminator, trip_count
+from oxla.transforms.loop_analysis import encloses, scalar_constant, terminator, trip_count
 from oxla.transforms.registry import Pass, register_pass
 from oxla.transforms.runner import inline_calls
-
-def _encloses(loop, op) -> bool:
-    """Whether `op` lies inside `loop`'s regions."""
-    while op is not None:
-        if op == loop:
-            return True
-        op = op.parent
-    return False
 
 
 def _before(loop, value):
@@ -47,8 +39,8 @@ def _before(loop, value):
         if value.owner == body:
             unchanged = terminator(body).operands[value.arg_number] == value
             return loop.operands[value.arg_number] if unchanged else None
-        return None if _encloses(loop, value.owner.owner.operation) else value
-    return None if _encloses(loop, value.owner.operation) else value
+        return None if encloses(loop, value.owner.owner.operation) else value
+    return None if encloses(loop, value.owner.operation) else value
 
 
 def _row(value):

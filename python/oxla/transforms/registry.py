@@ -43,6 +43,7 @@ BUILTIN_PASS_MODULES = (
     "oxla.transforms.dce",
     "oxla.transforms.locations",
     "oxla.transforms.scatter",
+    "oxla.transforms.device_indices",
     "oxla.transforms.complex",
     "oxla.transforms.select_and_scatter",
     "oxla.transforms.unsigned",

@@ -13,6 +13,7 @@
 // CHECK-NEXT:   --oxla-dce{{ +}}- Removes unused side-effect-free ops, unused results of multi-result ops and unreferenced private functions.
 // CHECK-NEXT:       functions=<bool> (default true)
 // CHECK-NEXT:       results=<bool> (default true) - also drop unused results of reduce, reduce_window, sort, while, if and case
+// CHECK-NEXT:   --oxla-device-indexed-slices{{ +}}- Rewrites dynamic slices and updates at device-computed indices inside loops as gathers and scatters.
 // CHECK-NEXT:   --oxla-drop-identity-bitcasts{{ +}}- Removes stablehlo.bitcast_convert ops whose result type is their operand's (IREE crashes on complex ones).
 // CHECK-NEXT:   --oxla-expand-math{{ +}}- Expands sin, cos, tan, atan2, tanh, cbrt, pow, expm1, log1p (and complex exp, log...) into libm-free f64 math.
 // CHECK-NEXT:       backends=<list> (default llvm-cpu)
