@@ -330,6 +330,30 @@ def _mlp_params(batch: int) -> list[np.ndarray]:
 
 
 # name: (description, function factory, inputs, tolerance: 0 for an exact match)
+def _solve(a, b):
+    """jnp.linalg.solve: LU with partial pivoting (getrf), then two triangular solves (trsm)."""
+    import jax.numpy as jnp
+    return jnp.linalg.solve(a, b)
+
+
+def _cholesky(a):
+    """jnp.linalg.cholesky (potrf)."""
+    import jax.numpy as jnp
+    return jnp.linalg.cholesky(a)
+
+
+def _qr(a):
+    """jnp.linalg.qr, reduced (geqrf, then orgqr)."""
+    import jax.numpy as jnp
+    return jnp.linalg.qr(a)
+
+
+def _positive_definite(seed: int, *shape) -> np.ndarray:
+    """a a^T + n I for a standard normal a: symmetric, positive definite, well conditioned."""
+    a = _normal(seed, *shape)
+    return (a @ np.swapaxes(a, -1, -2) + shape[-1] * np.eye(shape[-1], dtype=np.float32)).astype(np.float32)
+
+
 OPS = {
     "sort_rows": ("jnp.sort of f32[64,1024] along rows", lambda: _sort(-1), lambda: [_normal(1, 64, 1024)], 0.0),
     "sort_1d": ("jnp.sort of f32[16384]", lambda: _sort(0), lambda: [_normal(2, 16384)], 0.0),
@@ -443,6 +467,13 @@ OPS = {
              lambda: [_complex_normal(97, 8, 256, 256)], 1e-5),
     "rfft2_channels": ("jnp.fft.rfft2 of f32[8,32,64,64] (batch, channels, H, W): a Fourier neural operator layer's "
                        "spectrum", lambda: _rfft2, lambda: [_normal(99, 8, 32, 64, 64)], 1e-5),
+    "solve": ("jnp.linalg.solve of f32[256,256] for 8 right-hand sides", lambda: _solve,
+              lambda: [_normal(110, 256, 256), _normal(111, 256, 8)], 1e-3),
+    "solve_batched": ("jnp.linalg.solve of 4096 systems f32[4,4], one right-hand side each", lambda: _solve,
+                      lambda: [_normal(112, 4096, 4, 4), _normal(113, 4096, 4, 1)], 1e-3),
+    "cholesky": ("jnp.linalg.cholesky of f32[256,256], positive definite", lambda: _cholesky,
+                 lambda: [_positive_definite(114, 256, 256)], 1e-4),
+    "qr": ("jnp.linalg.qr of f32[256,128]", lambda: _qr, lambda: [_normal(115, 256, 128)], 1e-4),
     "fmod": ("jnp.fmod(x, y) of f32[1024,1024], |x| up to about 400 |y|", lambda: _fmod,
              lambda: [_normal(80, 1024, 1024) * np.float32(100), _normal(81, 1024, 1024)], 0.0),
 }

@@ -54,11 +54,13 @@ from oxla.dialects import stablehlo as shlo
 from oxla.dialects.stablehlo.types import to_numpy_dtype
 from oxla.errors import ParseError, VerificationError
 from oxla.importers.common import ImportedModel, check_supported
+from oxla.transforms import lapack
 
 __all__ = ["import_jax", "coverage_rows", "CONSTRUCTS"]
 
 SHARDING = "mhlo.sharding"  # HLO sharding text, the attribute XLA reads
 SDY_SHARDING = "oxla.sharding"  # the original Shardy sharding, verbatim
+LAPACK_CALLS = f"stablehlo.custom_call @lapack_{{s,d,c,z}}{{{','.join(lapack.ROUTINES)}}}_ffi"
 MESHES = "oxla.meshes"  # module attribute: mesh name -> Shardy mesh text
 
 
@@ -323,7 +325,8 @@ def _verify(module: ir.Module) -> None:
 def _construct_of(op) -> str:
     """The key of `op` in CONSTRUCTS: the op name, with the target for custom calls."""
     if op.name == "stablehlo.custom_call":
-        return f"stablehlo.custom_call @{ir.StringAttr(op.attributes['call_target_name']).value}"
+        target = ir.StringAttr(op.attributes["call_target_name"]).value
+        return LAPACK_CALLS if lapack.routine_of(target) else f"stablehlo.custom_call @{target}"
     return op.name
 
 
@@ -1068,8 +1071,13 @@ CONSTRUCTS: tuple[Construct, ...] = (
     Construct("stablehlo.custom_call @SPMDShardToFullShape", "unsupported", "shard_map without Shardy"),
     Construct("stablehlo.custom_call @shape_assertion", "kept", "shape-polymorphism checks: IREE drops them; "
               "the imported model checks dimension variables when called"),
+    Construct(LAPACK_CALLS, "legalized",
+              "jnp.linalg and jax.scipy.linalg on CPU (solve, inv, det, cholesky, qr, eigh, svd, pinv, lstsq, lu, "
+              "solve_triangular, ...; eigh and svd of real matrices): "
+              "rewritten as StableHLO loops by oxla-legalize-lapack-calls when compiled"),
     Construct("stablehlo.custom_call @<other targets>", "unsupported",
-              "platform kernels (lapack_*, cu*, hipsolver*, ...) and host callbacks"),
+              "platform kernels (the other lapack_* routines: eig, schur, complex eigh and svd; cu*, hipsolver*, ...) "
+              "and host callbacks"),
     Construct("stablehlo.dynamic_broadcast_in_dim", "legalized",
               "shape polymorphism: expanding dimensions marked from JAX's broadcasting rules",
               _mark_broadcast_expansion),

@@ -45,6 +45,8 @@ INPUT_LEGALIZATION_PASSES = (
     "oxla-legalize-top-k",
     "oxla-legalize-stable-sorts",
     "oxla-legalize-sort-constants",
+    "oxla-legalize-lapack-calls",
+    "oxla-legalize-cholesky",
     "oxla-legalize-triangular-solve",
     "oxla-expand-math",
 )

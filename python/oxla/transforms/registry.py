@@ -48,6 +48,7 @@ BUILTIN_PASS_MODULES = (
     "oxla.transforms.select_and_scatter",
     "oxla.transforms.unsigned",
     "oxla.transforms.fft",
+    "oxla.transforms.lapack",
     "oxla.transforms.triangular_solve",
     "oxla.transforms.top_k",
     "oxla.transforms.sort",

@@ -397,16 +397,32 @@ def test_unsupported_custom_calls_are_listed_with_locations_before_lowering():
     from oxla.importers import UnsupportedOperatorsError
     from oxla.importers.jax import import_jax
 
-    def solve_twice(a, b):
-        return jnp.linalg.solve(a, b) + jnp.linalg.solve(a.T, b)  # LAPACK kernels on CPU
+    def eigenvalues_twice(a, b):
+        return jnp.linalg.eigvals(a) + jnp.linalg.eigvals(a.T)  # a LAPACK kernel oxla does not rewrite
+
+    def of_two_sizes(a, b):
+        return jnp.linalg.eigvals(a).sum() + jnp.linalg.eigvals(a[:2, :2]).sum()
 
     with pytest.raises(UnsupportedOperatorsError) as info:
-        import_jax(solve_twice, np.eye(3, dtype=np.float32), np.ones((3, 1), np.float32))
+        import_jax(eigenvalues_twice, np.eye(3, dtype=np.float32), np.ones((3, 1), np.float32))
     text = str(info.value)
-    # in JAX's private `solve` function, called from both `jnp.linalg.solve` calls on one line
-    assert re.search(r"stablehlo.custom_call @lapack_sgetrf_ffi x1 at \S*test_jax.py:(\d+):\d+, \S*test_jax.py:\1:\d+",
+    # in JAX's private `eig` function, called from both `jnp.linalg.eigvals` calls on one line
+    assert re.search(r"stablehlo.custom_call @lapack_sgeev_ffi x1 at \S*test_jax.py:(\d+):\d+, \S*test_jax.py:\1:\d+",
                      text), text
-    assert "stablehlo.custom_call @lapack_strsm_ffi x2" in text
+    with pytest.raises(UnsupportedOperatorsError) as info:
+        import_jax(of_two_sizes, np.eye(3, dtype=np.float32), np.ones((3, 1), np.float32))
+    assert "stablehlo.custom_call @lapack_sgeev_ffi x2" in str(info.value)
+
+
+@needs_jax
+def test_the_lapack_calls_oxla_rewrites_import():
+    from oxla.importers.jax import import_jax
+
+    def solve_twice(a, b):
+        return jnp.linalg.solve(a, b) + jnp.linalg.solve(a.T, b)
+
+    text = str(import_jax(solve_twice, np.eye(3, dtype=np.float32), np.ones((3, 1), np.float32)).module)
+    assert "@lapack_sgetrf_ffi" in text and "@lapack_strsm_ffi" in text
 
 
 # ----------------------------------------------------------------------------

@@ -1,0 +1,815 @@
+"""oxla-legalize-lapack-calls: JAX's CPU LAPACK calls as the StableHLO they compute.
+oxla-legalize-cholesky: stablehlo.cholesky, which IREE does not lower, by potrf's loop.
+
+On CPU, JAX writes jnp.linalg and jax.scipy.linalg as `stablehlo.custom_call
+@lapack_<t><routine>_ffi` (t: s, d, c or z), which only XLA's CPU runtime
+implements. `ROUTINES` says what each routine this pass takes becomes:
+
+- trsm: stablehlo.triangular_solve (oxla-legalize-triangular-solve solves it);
+- potrf (Cholesky), getrf (LU with partial pivoting), geqrf (Householder QR)
+  and orgqr/ungqr (Q from geqrf's reflectors): a stablehlo.while that
+  handles one column (or reflector) a trip, on the whole matrix at once with
+  masks, the way LAPACK's unblocked routines (potf2, getf2, geqr2, org2r)
+  order the work;
+- syevd (real symmetric eigenvalues and vectors): cyclic Jacobi rotations,
+  every pair of rows once a sweep in rounds of disjoint pairs, each round
+  element-wise over the whole matrix (LAPACK reduces to tridiagonal form
+  and divides and conquers, which is sequential where this is not);
+- gesdd (real singular values and vectors): one-sided Jacobi rotations on
+  the same schedule, the vectors of zero singular values and the full
+  side's extra ones from a Householder QR.
+
+The Jacobi routines rotate in f64 whatever the element type, real types only.
+
+Results keep LAPACK's conventions: what a routine leaves untouched (the other
+triangle of potrf's matrix) holds the input; getrf's pivots are 1-based
+LAPACK row interchanges; `info` is the first failing column, 1-based, or 0.
+Leading dimensions are batch dimensions (the calls' num_batch_dims).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable, NamedTuple
+
+import numpy as np
+
+from oxla import ir
+from oxla.dialects import stablehlo_build as build
+from oxla.transforms.registry import RewritePass, register_pass
+
+_TARGET = re.compile(r"lapack_([sdcz])(\w+?)_ffi$")
+# backend_config characters: LAPACK's 'L', 'U', 'N', 'T', 'C', 'R' as bytes.
+_LOWER, _UPPER, _NO, _TRANSPOSE, _ADJOINT = ord("L"), ord("U"), ord("N"), ord("T"), ord("C")
+
+
+# ----------------------------------------------------------------------------
+# Small builders on batched matrices [..., m, n]
+# ----------------------------------------------------------------------------
+
+
+def _i32(dims: list[int]):
+    """An i32 tensor type of `dims`."""
+    return build.tensor(dims, ir.IntegerType.get_signless(32))
+
+
+def _positions(dims: list[int], dim: int):
+    """Each element's index along `dim` (an i32 iota)."""
+    return build.one("stablehlo.iota", _i32(dims), iota_dimension=ir.IntegerAttr.get(
+        ir.IntegerType.get_signless(64), dim))
+
+
+def _spread(scalar, dims: list[int]):
+    """A 0-d value broadcast to `dims`."""
+    return build.broadcast(scalar, dims, []) if dims else scalar
+
+
+def _where(mask, value, other):
+    """select(mask, value, other), `other` broadcast from a smaller shape where it has one."""
+    return build.one("stablehlo.select", value.type, mask, value, other)
+
+
+def _both(a, b):
+    """Element-wise and of two i1 tensors."""
+    return build.one("stablehlo.and", a.type, a, b)
+
+
+def _binary(name: str, a, b):
+    """An element-wise binary op on two values of one type."""
+    return build.one(f"stablehlo.{name}", a.type, a, b)
+
+
+def _stretch(value, dims: list[int]):
+    """`value` ([..., 1 or d, 1 or d]) broadcast to the batched matrix shape `dims`."""
+    return value if build.shape(value) == list(dims) else build.broadcast(value, dims, list(range(len(dims))))
+
+
+def _at(x, starts: list, sizes: list[int]):
+    """The window of `sizes` at the 0-d i32 `starts` (a stablehlo.dynamic_slice)."""
+    return build.one("stablehlo.dynamic_slice", build.tensor(sizes, build.element(x)), x, *starts,
+                     slice_sizes=build.i64_array(sizes))
+
+
+def _column(x, j):
+    """Column j of the batched matrices x: [..., m, 1]."""
+    dims = build.shape(x)
+    zero = build.splat(0, _i32([]))
+    return _at(x, [zero] * (len(dims) - 1) + [j], dims[:-1] + [1])
+
+
+def _row(x, j):
+    """Row j of the batched matrices x: [..., 1, n]."""
+    dims = build.shape(x)
+    zero = build.splat(0, _i32([]))
+    return _at(x, [zero] * (len(dims) - 2) + [j, zero], dims[:-2] + [1, dims[-1]])
+
+
+def _row_of_each(x, index):
+    """Row index[b] of each batched matrix x[b] ([..., m, n], index [...] i32): [..., 1, n]. A gather of whole
+    rows, which IREE reads as vectors; a dynamic_slice at a computed row would have the host read the
+    index back from the device before going on."""
+    dims = build.shape(x)
+    batch = list(range(len(dims) - 2))
+    numbers = (f"#stablehlo.gather<offset_dims = [{len(batch)}], collapsed_slice_dims = [{len(dims) - 2}], "
+               f"operand_batching_dims = {batch}, start_indices_batching_dims = {batch}, "
+               f"start_index_map = [{len(dims) - 2}], index_vector_dim = {len(batch)}>")
+    rows = build.one("stablehlo.gather", build.tensor(dims[:-2] + [dims[-1]], build.element(x)), x,
+                     build.reshape(index, dims[:-2] + [1]), dimension_numbers=numbers,
+                     slice_sizes=build.i64_array([1] * len(batch) + [1, dims[-1]]))
+    return build.reshape(rows, dims[:-2] + [1, dims[-1]])
+
+
+def _put_column(x, column, j):
+    """x with column j replaced by `column` ([..., m, 1])."""
+    zero = build.splat(0, _i32([]))
+    return build.one("stablehlo.dynamic_update_slice", x.type, x, column,
+                     *([zero] * (len(build.shape(x)) - 1) + [j]))
+
+
+def _put_entry(vector, value, j):
+    """vector ([..., k]) with entry j set to value ([...])."""
+    dims = build.shape(vector)
+    zero = build.splat(0, _i32([]))
+    return build.one("stablehlo.dynamic_update_slice", vector.type, vector,
+                     build.reshape(value, dims[:-1] + [1]), *([zero] * (len(dims) - 1) + [j]))
+
+
+def _product(lhs, rhs, lhs_dim: int, rhs_dim: int):
+    """lhs . rhs contracting lhs_dim with rhs_dim, the leading (batch) dims matched: [..., free lhs, free rhs]."""
+    rank = len(build.shape(lhs))
+    batch = list(range(rank - 2))
+    numbers = ir.Attribute.parse(
+        f"#stablehlo.dot<lhs_batching_dimensions = {batch}, rhs_batching_dimensions = {batch}, "
+        f"lhs_contracting_dimensions = [{lhs_dim}], rhs_contracting_dimensions = [{rhs_dim}]>")
+    lhs_free = [d for d in range(rank - 2, rank) if d != lhs_dim]
+    rhs_free = [d for d in range(rank - 2, rank) if d != rhs_dim]
+    dims = build.shape(lhs)[:-2] + [build.shape(lhs)[d] for d in lhs_free] + [build.shape(rhs)[d] for d in rhs_free]
+    return build.one("stablehlo.dot_general", build.tensor(dims, build.element(lhs)), lhs, rhs,
+                     dot_dimension_numbers=numbers)
+
+
+def _real_type(x):
+    """The real type of x's elements (its parts' for complex)."""
+    kind = build.element(x)
+    return ir.ComplexType(kind).element_type if isinstance(kind, ir.ComplexType) else kind
+
+
+def _real_part(x):
+    """x's real part (x itself when real)."""
+    if not isinstance(build.element(x), ir.ComplexType):
+        return x
+    return build.one("stablehlo.real", build.tensor(build.shape(x), _real_type(x)), x)
+
+
+def _as_element(real, like):
+    """A real tensor as `like`'s element type (a complex with zero imaginary part for complex ones)."""
+    if not isinstance(build.element(like), ir.ComplexType):
+        return real
+    return build.one("stablehlo.complex", build.tensor(build.shape(real), build.element(like)), real,
+                     build.splat(0, real.type))
+
+
+def _magnitude(x):
+    """|re| + |im| for complex x (LAPACK's pivot measure, icamax), |x| for real."""
+    if not isinstance(build.element(x), ir.ComplexType):
+        return build.one("stablehlo.abs", x.type, x)
+    re_, im = build.complex_parts(x)
+    return _binary("add", build.one("stablehlo.abs", re_.type, re_), build.one("stablehlo.abs", im.type, im))
+
+
+def _matrix_transpose(x):
+    """x with its last two dims swapped."""
+    rank = len(build.shape(x))
+    return build.transpose(x, list(range(rank - 2)) + [rank - 1, rank - 2])
+
+
+def _triangle(dims: list[int], lower: bool):
+    """The mask of the lower (or upper) triangle, diagonal included, of batched matrices of `dims`."""
+    rank = len(dims)
+    direction = "GE" if lower else "LE"
+    return build.compare(_positions(dims, rank - 2), _positions(dims, rank - 1), direction, "SIGNED")
+
+
+def _first_failure(info, failed, j):
+    """info ([...] i32) with j + 1 where it is still 0 and `failed` ([...] i1) holds: LAPACK's first failure."""
+    dims = build.shape(info)
+    fresh = _both(failed, build.compare(info, build.splat(0, info.type), "EQ", "SIGNED"))
+    step = _binary("add", _spread(j, dims), build.splat(1, info.type))
+    return _where(fresh, step, info)
+
+
+def _scalars(window):
+    """A [..., 1, 1] window as [...]."""
+    return build.reshape(window, build.shape(window)[:-2])
+
+
+# ----------------------------------------------------------------------------
+# The routines
+# ----------------------------------------------------------------------------
+
+
+def _cholesky_lower(a):
+    """(L, info) with a = L L^H for the lower triangle of a, one column a trip (left-looking: column j is
+    a's column j less L's columns before j times row j of L, divided by the square root of its diagonal)."""
+    dims = build.shape(a)
+    rank, n = len(dims), dims[-1]
+    rows = _positions(dims[:-1] + [1], rank - 2)
+
+    def step(j, factor, info):
+        known = _product(factor, build.conjugate(_row(factor, j)), rank - 1, rank - 1)  # [..., n, 1]
+        column = _binary("subtract", _column(a, j), known)
+        diagonal = _real_part(_at(column, [build.splat(0, _i32([]))] * (rank - 2) + [j, build.splat(0, _i32([]))],
+                                  dims[:-2] + [1, 1]))
+        positive = build.compare(diagonal, build.splat(0, diagonal.type), "GT", "FLOAT")
+        root = build.one("stablehlo.sqrt", diagonal.type, diagonal)
+        scaled = _binary("divide", column, _stretch(_as_element(root, column), build.shape(column)))
+        at_j = build.compare(rows, _spread(j, build.shape(rows)), "EQ", "SIGNED")
+        below = build.compare(rows, _spread(j, build.shape(rows)), "GT", "SIGNED")
+        value = _where(at_j, _stretch(_as_element(root, column), build.shape(column)),
+                       _where(below, scaled, build.splat(0, column.type)))
+        failed = build.one("stablehlo.not", positive.type, positive)
+        return [_put_column(factor, value, j), _first_failure(info, _scalars(failed), j)]
+
+    factor, info = build.counted_loop(n, [build.splat(0, a.type), build.splat(0, _i32(dims[:-2]))], step)
+    return factor, info
+
+
+def _cholesky(a, lower: bool):
+    """(factor, info): L with a = L L^H from a's lower triangle, or U with a = U^H U from its upper one
+    (the lower factor of a^H), zeros in the other triangle."""
+    source = a if lower else build.conjugate(_matrix_transpose(a))
+    factor, info = _cholesky_lower(source)
+    return (factor if lower else build.conjugate(_matrix_transpose(factor))), info
+
+
+def potrf(op, config: dict) -> list:
+    """Cholesky factor of the uplo triangle, the other triangle left as it was, and info."""
+    a = op.operands[0]
+    lower = config.get("uplo", _LOWER) == _LOWER
+    factor, info = _cholesky(a, lower)
+    return [_where(_triangle(build.shape(a), lower), factor, a), info]
+
+
+def cholesky(op):
+    """stablehlo.cholesky: the factor of the `lower` (default upper) triangle, zeros in the other, NaN
+    throughout for a matrix that is not positive definite (the spec leaves both to the implementation;
+    JAX writes the same)."""
+    a = op.operands[0]
+    factor, info = _cholesky(a, "lower" in op.attributes and ir.BoolAttr(op.attributes["lower"]).value)
+    dims = build.shape(a)
+    failed = build.compare(info, build.splat(0, info.type), "NE", "SIGNED")
+    spread = build.broadcast(failed, dims, list(range(len(dims) - 2)))
+    return _where(spread, build.splat(float("nan"), a.type), factor)
+
+
+def _pivot(column, j, rows):
+    """The row ([...] i32) of the largest entry of `column` ([..., m, 1]) at or below row j, the first of
+    equals (LAPACK's isamax/icamax; a NaN is taken only where every candidate is one)."""
+    rank, m = len(build.shape(column)), build.shape(column)[-2]
+    size = _magnitude(column)
+    candidate = build.compare(rows, _spread(j, build.shape(rows)), "GE", "SIGNED")
+    is_nan = build.compare(size, size, "NE", "FLOAT")
+    key = _where(candidate, _where(is_nan, build.splat(-1, size.type), size), build.splat(-2, size.type))
+    best = build.reduce(key, build.splat(-3, build.tensor([], build.element(key))), [rank - 2], "stablehlo.maximum")
+    found = build.compare(key, build.broadcast(best, build.shape(key), list(range(rank - 2)) + [rank - 1]),
+                          "EQ", "FLOAT")
+    return build.reduce(_where(found, rows, build.splat(m, rows.type)), build.splat(m, _i32([])),
+                        [rank - 2, rank - 1], "stablehlo.minimum")
+
+
+def getrf(op, config: dict) -> list:
+    """(L\\U, 1-based pivots, info) of LU with partial pivoting, one column a trip: the largest entry at
+    or below the diagonal (the first of equals) swapped to the diagonal, the column below divided by it
+    (unless it is zero: info), the trailing block less the rank-one product."""
+    a = op.operands[0]
+    dims = build.shape(a)
+    rank, m, n = len(dims), dims[-2], dims[-1]
+    batch, count = dims[:-2], min(m, n)
+    rows, cols = _positions(dims, rank - 2), _positions(dims, rank - 1)
+    column_rows = _positions(batch + [m, 1], rank - 2)
+
+    def step(j, lu, pivots, info):
+        column = _column(lu, j)
+        pivot = _pivot(column, j, column_rows)
+        pivot_row = _row_of_each(lu, pivot)
+        own_row = _row(lu, j)
+        zero = build.splat(0, _i32([]))
+        diagonal = _at(pivot_row, [zero] * (rank - 1) + [j], batch + [1, 1])
+        own_entry = _at(own_row, [zero] * (rank - 1) + [j], batch + [1, 1])
+        column_at_j = build.compare(column_rows, _spread(j, build.shape(column_rows)), "EQ", "SIGNED")
+        column_at_pivot = build.compare(column_rows, build.broadcast(pivot, build.shape(column_rows),
+                                                                     list(range(rank - 2))), "EQ", "SIGNED")
+        swapped = _where(column_at_j, _stretch(diagonal, build.shape(column)),
+                         _where(column_at_pivot, _stretch(own_entry, build.shape(column)), column))
+        singular = build.compare(diagonal, build.splat(0, diagonal.type), "EQ", "FLOAT")
+        column_below = build.compare(column_rows, _spread(j, build.shape(column_rows)), "GT", "SIGNED")
+        reciprocal = _binary("divide", build.splat(1, diagonal.type), diagonal)
+        multipliers = _where(column_below, _where(_stretch(singular, build.shape(column)), swapped, _binary(
+            "multiply", swapped, _stretch(reciprocal, build.shape(column)))), swapped)
+        right_of_j = build.compare(_positions(batch + [1, n], rank - 1), _spread(j, batch + [1, n]), "GT", "SIGNED")
+        trailing_row = _where(right_of_j, pivot_row, build.splat(0, pivot_row.type))
+        at_j = build.compare(rows, _spread(j, dims), "EQ", "SIGNED")
+        at_pivot = build.compare(rows, build.broadcast(pivot, dims, list(range(rank - 2))), "EQ", "SIGNED")
+        lu = _where(at_j, _stretch(pivot_row, dims), _where(at_pivot, _stretch(own_row, dims), lu))
+        trailing = _both(build.compare(rows, _spread(j, dims), "GT", "SIGNED"),
+                         build.compare(cols, _spread(j, dims), "GT", "SIGNED"))
+        update = _binary("multiply", _stretch(multipliers, dims), _stretch(trailing_row, dims))
+        lu = _put_column(_where(trailing, _binary("subtract", lu, update), lu), multipliers, j)
+        one_based = _binary("add", pivot, build.splat(1, pivot.type))
+        return [lu, _put_entry(pivots, one_based, j), _first_failure(info, _scalars(singular), j)]
+
+    carried = [a, build.splat(0, _i32(batch + [count])), build.splat(0, _i32(batch))]
+    return build.counted_loop(count, carried, step)
+
+
+def _reflector(column, j, rows):
+    """LAPACK's larfg on column[j:]: (beta [..., 1, 1], tau [..., 1, 1], v [..., m, 1] with v[j] = 1 and
+    zeros above j) such that (I - tau v v^H)^H column[j:] = beta e_j."""
+    dims = build.shape(column)
+    rank = len(dims)
+    zero = build.splat(0, _i32([]))
+    alpha = _at(column, [zero] * (rank - 2) + [j, zero], dims[:-2] + [1, 1])
+    below = build.compare(rows, _spread(j, dims), "GT", "SIGNED")
+    tail = _where(below, column, build.splat(0, column.type))
+    magnitude = _real_part(_binary("multiply", build.conjugate(tail), tail))
+    tail_norm2 = build.reshape(build.reduce(magnitude, build.splat(0, build.tensor([], _real_type(column))),
+                                            [rank - 2], "stablehlo.add"), dims[:-2] + [1, 1])
+    alpha_re = _real_part(alpha)
+    alpha_im = build.one("stablehlo.imag", alpha_re.type, alpha) if alpha_re is not alpha else None
+    norm2 = _binary("add", _binary("multiply", alpha_re, alpha_re), tail_norm2)
+    if alpha_im is not None:
+        norm2 = _binary("add", norm2, _binary("multiply", alpha_im, alpha_im))
+    norm = build.one("stablehlo.sqrt", norm2.type, norm2)
+    nonnegative = build.compare(alpha_re, build.splat(0, alpha_re.type), "GE", "FLOAT")
+    beta = _where(nonnegative, build.one("stablehlo.negate", norm.type, norm), norm)
+    identity = build.compare(tail_norm2, build.splat(0, tail_norm2.type), "EQ", "FLOAT")
+    if alpha_im is not None:
+        identity = _both(identity, build.compare(alpha_im, build.splat(0, alpha_im.type), "EQ", "FLOAT"))
+    # Where no reflection is needed (tau = 0), divide by 1s so that no NaN is made.
+    safe_beta = _where(identity, build.splat(1, beta.type), beta)
+    tau = _binary("divide", _binary("subtract", safe_beta, alpha_re), safe_beta)
+    if alpha_im is not None:
+        tau = build.one("stablehlo.complex", alpha.type, tau, _binary(
+            "divide", build.one("stablehlo.negate", alpha_im.type, alpha_im), safe_beta))
+    tau = _where(_stretch(identity, build.shape(tau)), build.splat(0, tau.type), tau)
+    shift = _binary("subtract", alpha, _as_element(safe_beta, alpha))
+    shift = _where(_stretch(identity, build.shape(shift)), build.splat(1, shift.type), shift)
+    scaled = _binary("divide", tail, _stretch(shift, dims))
+    at_j = build.compare(rows, _spread(j, dims), "EQ", "SIGNED")
+    v = _where(at_j, build.splat(1, column.type), scaled)
+    return _where(identity, alpha_re, beta), tau, v
+
+
+def _reflect(x, v, tau, mask=None):
+    """(I - tau v v^H) x (on the entries `mask` selects, if given): x less tau v (v^H x)."""
+    dims = build.shape(x)
+    rank = len(dims)
+    projection = _product(build.conjugate(v), x, rank - 2, rank - 2)  # [..., 1, n]
+    update = _binary("multiply", _stretch(_binary("multiply", v, _stretch(tau, build.shape(v))), dims),
+                     _stretch(projection, dims))
+    reflected = _binary("subtract", x, update)
+    return reflected if mask is None else _where(mask, reflected, x)
+
+
+def _householder_qr(a) -> list:
+    """(R above the diagonal with the reflectors below it, tau) of Householder QR, one column a trip."""
+    dims = build.shape(a)
+    rank, m, n = len(dims), dims[-2], dims[-1]
+    batch, count = dims[:-2], min(m, n)
+    cols = _positions(dims, rank - 1)
+    column_rows = _positions(batch + [m, 1], rank - 2)
+
+    def step(j, r, taus):
+        beta, tau, v = _reflector(_column(r, j), j, column_rows)
+        right = build.compare(cols, _spread(j, dims), "GT", "SIGNED")
+        r = _reflect(r, v, build.conjugate(tau), right)
+        at_j = build.compare(column_rows, _spread(j, build.shape(column_rows)), "EQ", "SIGNED")
+        below = build.compare(column_rows, _spread(j, build.shape(column_rows)), "GT", "SIGNED")
+        column = _column(r, j)
+        column = _where(at_j, _stretch(_as_element(beta, column), build.shape(column)),
+                        _where(below, v, column))
+        return [_put_column(r, column, j), _put_entry(taus, _scalars(tau), j)]
+
+    return build.counted_loop(count, [a, build.splat(0, build.tensor(batch + [count], build.element(a)))], step)
+
+
+def _householder_q(a, taus):
+    """Q = H_0 H_1 ... H_{k-1} applied to the first columns of the identity (as many as `a` has), from
+    geqrf's reflectors (below the diagonal of `a`) and tau, last reflector first."""
+    dims = build.shape(a)
+    rank, m, k = len(dims), dims[-2], build.shape(taus)[-1]
+    batch = dims[:-2]
+    rows, cols = _positions(dims, rank - 2), _positions(dims, rank - 1)
+    column_rows = _positions(batch + [m, 1], rank - 2)
+    identity = _as_element(build.convert(build.compare(rows, cols, "EQ", "SIGNED"), _real_type(a)), a)
+
+    def step(i, q):
+        j = _binary("subtract", build.splat(k - 1, _i32([])), i)
+        at_j = build.compare(column_rows, _spread(j, build.shape(column_rows)), "EQ", "SIGNED")
+        below = build.compare(column_rows, _spread(j, build.shape(column_rows)), "GT", "SIGNED")
+        column = _column(a, j)
+        v = _where(at_j, build.splat(1, column.type), _where(below, column, build.splat(0, column.type)))
+        tau = _at(taus, [build.splat(0, _i32([]))] * (rank - 2) + [j], batch + [1])
+        return [_reflect(q, v, build.reshape(tau, batch + [1, 1]))]
+
+    return build.counted_loop(k, [identity], step)[0]
+
+
+def geqrf(op, config: dict) -> list:
+    """(R above the diagonal with the reflectors below it, tau) of Householder QR."""
+    return _householder_qr(op.operands[0])
+
+
+def orgqr(op, config: dict) -> list:
+    """Q from geqrf's reflectors and tau (orgqr, ungqr)."""
+    return [_householder_q(*op.operands)]
+
+
+# Jacobi sweeps syevd runs at most; each rotates every pair of rows once. They converge quadratically: a
+# sweep squares the off-diagonal part's relative size, once it is small.
+MAX_SWEEPS = 16
+
+
+def _round_robin(count: int) -> np.ndarray:
+    """[count - 1, count] i32 (count even): each round's partner of every index, every pair meeting once
+    (the circle method: index count - 1 stays, the others turn)."""
+    table = np.zeros((count - 1, count), np.int32)
+    for r in range(count - 1):
+        table[r, r], table[r, count - 1] = count - 1, r
+        for k in range(1, count // 2):
+            a, b = (r + k) % (count - 1), (r - k) % (count - 1)
+            table[r, a], table[r, b] = b, a
+    return table
+
+
+def _rows_at(x, partner):
+    """Row partner[i] of x ([..., n, m]) for each row i: the same rows of every batched matrix."""
+    dims = build.shape(x)
+    nb = len(dims) - 2
+    numbers = (f"#stablehlo.gather<offset_dims = {list(range(nb)) + [nb + 1]}, collapsed_slice_dims = [{nb}], "
+               f"start_index_map = [{nb}], index_vector_dim = 1>")
+    return build.one("stablehlo.gather", x.type, x, build.reshape(partner, [dims[-2], 1]), dimension_numbers=numbers,
+                     slice_sizes=build.i64_array(dims[:-2] + [1, dims[-1]]))
+
+
+def _rotated_rows(x, partner, own, other):
+    """Each row i of x ([..., n, m]) as own[i] x[i] + other[i] x[partner[i]] (own, other: [..., n, 1])."""
+    return _combined_rows(x, _rows_at(x, partner), own, other)
+
+
+def _at_partner(x, partner_b):
+    """x[..., i, partner[i]] as [..., n, 1] (partner_b: the partners broadcast to x's shape)."""
+    dims = build.shape(x)
+    hits = build.compare(_positions(dims, len(dims) - 1), partner_b, "EQ", "SIGNED")
+    picked = build.reduce(_where(hits, x, build.splat(0, x.type)), build.splat(0, build.tensor([], build.element(x))),
+                          [len(dims) - 1], "stablehlo.add")
+    return build.reshape(picked, dims[:-1] + [1])
+
+
+def _rotation(own, theirs, off, first):
+    """The coefficients (c, other) of the Jacobi rotation that zeroes `off` between each index and its
+    partner ([..., n, 1] each: the diagonal entries, own and the partner's, and the entry between them;
+    `first`: whether the index is the lower of its pair): its row becomes c row + other partner row."""
+    low, high = _where(first, own, theirs), _where(first, theirs, own)
+    tau = _binary("divide", _binary("subtract", high, low), _binary("multiply", build.splat(2, off.type), off))
+    one = build.splat(1, tau.type)
+    root = build.one("stablehlo.sqrt", tau.type, _binary("add", one, _binary("multiply", tau, tau)))
+    sign = _where(build.compare(tau, build.splat(0, tau.type), "GE", "FLOAT"), one, build.splat(-1, tau.type))
+    t = _binary("divide", sign, _binary("add", build.one("stablehlo.abs", tau.type, tau), root))
+    t = _where(build.compare(off, build.splat(0, off.type), "EQ", "FLOAT"), build.splat(0, t.type), t)
+    c = _binary("divide", one, build.one("stablehlo.sqrt", t.type, _binary("add", one, _binary("multiply", t, t))))
+    s = _binary("multiply", t, c)
+    return c, _where(first, build.one("stablehlo.negate", s.type, s), s)
+
+
+def _pairing(r, table, dims):
+    """Round r's partner of each index ([n] i32) and whether each index is the lower of its pair
+    ([..., n, 1], for matrices of `dims`)."""
+    rank, count = len(dims), dims[-2]
+    partner = build.reshape(_at(table, [r, build.splat(0, _i32([]))], [1, count]), [count])
+    column = dims[:-1] + [1]
+    first = build.compare(_positions(column, rank - 2), build.broadcast(partner, column, [rank - 2]), "LT", "SIGNED")
+    return partner, first
+
+
+def _combined_rows(x, theirs, own, other):
+    """own x + other theirs, the coefficients ([..., n, 1]) spread along the rows."""
+    dims = build.shape(x)
+    return _binary("add", _binary("multiply", _stretch(own, dims), x),
+                   _binary("multiply", _stretch(other, dims), theirs))
+
+
+def _jacobi_round(r, a, w, table):
+    """One round of two-sided rotations: every index i with its partner in round r of `table`, the
+    rotation that zeroes a[i, partner] applied to a's rows and columns and to the rows of w."""
+    dims = build.shape(a)
+    partner, first = _pairing(r, table, dims)
+    partner_b = build.broadcast(partner, dims, [len(dims) - 2])
+    own = build.reshape(_diagonal(a), dims[:-1] + [1])
+    c, other = _rotation(own, _at_partner(_rows_at(a, partner), partner_b), _at_partner(a, partner_b), first)
+    half = _rotated_rows(a, partner, c, other)  # G^T a; its transpose is a G (a is symmetric)
+    return [_rotated_rows(_matrix_transpose(half), partner, c, other), _rotated_rows(w, partner, c, other)]
+
+
+def _one_sided_round(r, x, w, table):
+    """One round of one-sided rotations: each row i of x with its partner in round r of `table`, the
+    rotation that makes the two rows orthogonal (Jacobi on x x^T, which is never formed), applied to the
+    rows of x and of w."""
+    dims = build.shape(x)
+    rank = len(dims)
+    partner, first = _pairing(r, table, dims)
+    theirs = _rows_at(x, partner)
+    zero = build.splat(0, build.tensor([], build.element(x)))
+
+    def row_sums(values):
+        return build.reshape(build.reduce(values, zero, [rank - 1], "stablehlo.add"), dims[:-1] + [1])
+
+    c, other = _rotation(row_sums(_binary("multiply", x, x)), row_sums(_binary("multiply", theirs, theirs)),
+                         row_sums(_binary("multiply", x, theirs)), first)
+    return [_combined_rows(x, theirs, c, other), _rotated_rows(w, partner, c, other)]
+
+
+def _off_diagonal_share(a):
+    """The squared Frobenius norm of each matrix's off-diagonal part over that of all of it ([...]; 0 for a
+    zero matrix)."""
+    dims = build.shape(a)
+    rank = len(dims)
+    zero = build.splat(0, build.tensor([], build.element(a)))
+    squares = _binary("multiply", a, a)
+    on_diagonal = build.compare(_positions(dims, rank - 2), _positions(dims, rank - 1), "EQ", "SIGNED")
+    off = build.reduce(_where(on_diagonal, build.splat(0, a.type), squares), zero, [rank - 2, rank - 1],
+                       "stablehlo.add")
+    total = build.reduce(squares, zero, [rank - 2, rank - 1], "stablehlo.add")
+    return _binary("divide", off, _binary("maximum", total, build.splat(np.finfo(np.float32).tiny, total.type)))
+
+
+def _largest(values):
+    """The largest of `values` (any shape) as a 0-d tensor."""
+    dims = build.shape(values)
+    if not dims:
+        return values
+    return build.reduce(values, build.splat(0, build.tensor([], build.element(values))), list(range(len(dims))),
+                        "stablehlo.maximum")
+
+
+def _diagonal(a):
+    """The diagonal of each matrix: [..., n]."""
+    dims = build.shape(a)
+    rank = len(dims)
+    on_diagonal = build.compare(_positions(dims, rank - 2), _positions(dims, rank - 1), "EQ", "SIGNED")
+    return build.reduce(_where(on_diagonal, a, build.splat(0, a.type)),
+                        build.splat(0, build.tensor([], build.element(a))), [rank - 1], "stablehlo.add")
+
+
+def _jacobi_sweeps(x, trip, share):
+    """(x, w, converged) after cyclic Jacobi sweeps over the rows of x ([..., n, ...], n even): `trip(r, x, w,
+    table)` rotates round r's pairs (_round_robin) of x and of w (the identity at first), `share(x)` says
+    how far each matrix is from done ([...]: the off-diagonal part's share). Sweeps run until that is below
+    the precision's resolution, stops shrinking (rounding holds it somewhat above), or MAX_SWEEPS have
+    run; `converged` ([...] i1) holds where it ended within sqrt(eps), which rounding never prevents and
+    only infinities or NaNs do."""
+    dims = build.shape(x)
+    rank, count = len(dims), dims[-2]
+    square = dims[:-2] + [count, count]
+    eye = build.convert(build.compare(_positions(square, rank - 2), _positions(square, rank - 1), "EQ", "SIGNED"),
+                        build.element(x))
+    table = build.one("stablehlo.constant", _i32([count - 1, count]),
+                      value=f"dense<{_round_robin(count).tolist()}> : tensor<{count - 1}x{count}xi32>")
+    eps = float(np.finfo(_numpy_float(build.element(x))).eps)
+    scalar = build.tensor([], build.element(x))
+
+    def unfinished(sweep, x, w, before):
+        now = _largest(share(x))
+        more = build.compare(sweep, build.splat(MAX_SWEEPS, sweep.type), "LT", "SIGNED")
+        rough = build.compare(now, build.splat(eps * eps, scalar), "GT", "FLOAT")
+        closer = build.compare(now, before, "LT", "FLOAT")
+        return build.one("stablehlo.and", more.type, more, build.one("stablehlo.and", more.type, rough, closer))
+
+    def sweep(number, x, w, before):
+        now = _largest(share(x))
+        x, w = build.counted_loop(count - 1, [x, w], lambda r, x, w: trip(r, x, w, table))
+        return [_binary("add", number, build.splat(1, number.type)), x, w, now]
+
+    _, x, w, _ = build.while_loop(unfinished, sweep, [build.splat(0, _i32([])), x, eye, build.splat(2, scalar)])
+    converged = build.compare(share(x), build.splat(eps, build.tensor(dims[:-2], build.element(x))), "LE", "FLOAT")
+    return x, w, converged
+
+
+def _jacobi_eigen(a):
+    """(eigenvalues [..., n], eigenvector rows [..., n, n], converged [...]) of the symmetric a by two-sided
+    Jacobi sweeps."""
+    dims = build.shape(a)
+    rank, n = len(dims), dims[-1]
+    count = n + n % 2  # an odd size gets a zero row and column, which no rotation touches
+    a = build.pad(a, build.splat(0, build.tensor([], build.element(a))),
+                  [(0, 0)] * (rank - 2) + [(0, count - n)] * 2)
+    a, w, converged = _jacobi_sweeps(a, _jacobi_round, _off_diagonal_share)
+    values = build.strided_slice(_diagonal(a), [0] * (rank - 1), dims[:-1], [1] * (rank - 1))
+    return values, build.strided_slice(w, [0] * rank, dims, [1] * rank), converged
+
+
+def _numpy_float(kind):
+    """The numpy type of a float MLIR type (for its epsilon)."""
+    return {16: np.float16, 32: np.float32, 64: np.float64}[ir.FloatType(kind).width]
+
+
+def _sorted(values, rows: list, direction: str):
+    """values sorted along the last dim (direction "LT": ascending, "GT": descending; equal ones keep
+    their order), and each of `rows` ([..., n, m], a row per value) in that order."""
+    dims = build.shape(values)
+    rank = len(dims)
+    positions = _positions(dims, rank - 1)
+    sort = ir.Operation.create("stablehlo.sort", results=[values.type, positions.type], operands=[values, positions],
+                               attributes={"dimension": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), rank - 1),
+                                           "is_stable": ir.BoolAttr.get(True)}, regions=1)
+    scalar = build.tensor([], build.element(values))
+    block = sort.regions[0].blocks.append(scalar, scalar, _i32([]), _i32([]))
+    with ir.InsertionPoint(block):
+        ir.Operation.create("stablehlo.return", operands=[
+            build.compare(block.arguments[0], block.arguments[1], direction, "TOTALORDER")])
+    ordered, order = sort.results
+    return ordered, [build.take_along(x, build.broadcast(order, dims + [build.shape(x)[-1]], list(range(rank))),
+                                      rank - 1) for x in rows]
+
+
+def syevd(op, config: dict) -> list:
+    """(eigenvectors as columns, eigenvalues ascending, info) of the symmetric matrix given by its uplo
+    triangle, by Jacobi rotations in f64 (not LAPACK's divide and conquer: the same values, the vectors
+    up to sign); info 1 where the sweeps ran out before the matrix was near diagonal."""
+    a = op.operands[0]
+    lower = config.get("uplo", _LOWER) == _LOWER
+    symmetric = _where(_triangle(build.shape(a), lower), a, _matrix_transpose(a))
+    # f32 rotations left n eps |a| of error (64 x 64: 1e-4, LAPACK's 8e-6); in f64 it is 2e-6.
+    values, rows, converged = _jacobi_eigen(build.convert(symmetric, ir.F64Type.get()))
+    values, rows = build.convert(values, build.element(a)), build.convert(rows, build.element(a))
+    values, (rows,) = _sorted(values, [rows], "LT")
+    return [_matrix_transpose(rows), values, _failures(converged)]
+
+
+def _failures(converged):
+    """LAPACK's info for a routine that may not converge: 1 where it did not, else 0."""
+    return build.convert(build.one("stablehlo.not", converged.type, converged), ir.IntegerType.get_signless(32))
+
+
+def _gram_share(x):
+    """_off_diagonal_share of x x^T: how far the rows of x are from orthogonal."""
+    rank = len(build.shape(x))
+    return _off_diagonal_share(_product(x, x, rank - 1, rank - 1))
+
+
+def _completed(columns, keep):
+    """[..., m, m] orthonormal: `columns` ([..., m, k], orthonormal where `keep` [..., k] holds, zero
+    elsewhere) with the zero ones replaced and m - k more added, all orthogonal to the kept ones: the Q of
+    their Householder QR, whose columns span the same spaces one by one (the kept ones come first)."""
+    dims = build.shape(columns)
+    rank, m, k = len(dims), dims[-2], dims[-1]
+    reflectors, taus = _householder_qr(columns)
+    zero = build.splat(0, build.tensor([], build.element(columns)))
+    q = _householder_q(build.pad(reflectors, zero, [(0, 0)] * (rank - 1) + [(0, m - k)]), taus)
+    first = build.strided_slice(q, [0] * rank, dims, [1] * rank)
+    fixed = _where(build.broadcast(keep, dims, list(range(rank - 2)) + [rank - 1]), columns, first)
+    if m == k:
+        return fixed
+    rest = build.strided_slice(q, [0] * (rank - 1) + [k], dims[:-1] + [m], [1] * rank)
+    return build.one("stablehlo.concatenate", q.type, fixed, rest,
+                     dimension=ir.IntegerAttr.get(ir.IntegerType.get_signless(64), rank - 1))
+
+
+def gesdd(op, config: dict) -> list:
+    """(the operand, singular values descending, U, V^T, info) of a real matrix by one-sided Jacobi
+    rotations in f64 (Hestenes: the rows of a^T, or of a where it is wide, made orthogonal; their norms are
+    the singular values, the rows normalized one side's vectors, the rotations the other's); mode 'A' the
+    full U and V^T, 'S' the first min(m, n) columns and rows, 'N' the values only (U and V^T zeros). Vectors
+    of zero singular values (to rounding: max(m, n) eps of the largest), and the full side's extra ones,
+    come from the Householder QR of the rest."""
+    a = op.operands[0]
+    dims = build.shape(a)
+    rank, m, n = len(dims), dims[-2], dims[-1]
+    k, tall, batch = min(m, n), m >= n, dims[:-2]
+    x = build.convert(_matrix_transpose(a) if tall else a, ir.F64Type.get())  # [..., k, max(m, n)]
+    count = k + k % 2  # an odd count gets a zero row, which no rotation touches
+    zero = build.splat(0, build.tensor([], build.element(x)))
+    x = build.pad(x, zero, [(0, 0)] * (rank - 2) + [(0, count - k), (0, 0)])
+    x, w, converged = _jacobi_sweeps(x, _one_sided_round, _gram_share)
+    norms = build.one("stablehlo.sqrt", build.tensor(dims[:-2] + [count], build.element(x)),
+                      build.reduce(_binary("multiply", x, x), zero, [rank - 1], "stablehlo.add"))
+    norms, (x, w) = _sorted(norms, [x, w], "GT")  # the zero row, of norm 0, stays last among equals
+    values = build.strided_slice(norms, [0] * (rank - 1), batch + [k], [1] * (rank - 1))
+    x = build.strided_slice(x, [0] * rank, batch + [k, max(m, n)], [1] * rank)
+    w = build.strided_slice(w, [0] * rank, batch + [k, k], [1] * rank)
+    # Rows of a norm at rounding's level (a rank-deficient matrix's) have no direction left to normalize.
+    largest = build.broadcast(build.strided_slice(values, [0] * (rank - 1), batch + [1], [1] * (rank - 1)),
+                              build.shape(values), list(range(rank - 1)))
+    floor = _binary("multiply", largest, build.splat(max(m, n) * np.finfo(np.float64).eps, values.type))
+    nonzero = build.compare(values, floor, "GT", "FLOAT")
+    spread = build.broadcast(values, build.shape(x), list(range(rank - 1)))
+    kept = build.broadcast(nonzero, build.shape(x), list(range(rank - 1)))
+    unit = _where(kept, _binary("divide", x, _where(kept, spread, build.splat(1, spread.type))), build.splat(0, x.type))
+    full = _completed(_matrix_transpose(unit), nonzero)  # [..., max(m, n), max(m, n)]
+    u, v = (full, _matrix_transpose(w)) if tall else (_matrix_transpose(w), full)
+    u_type, vt_type = op.results[2].type, op.results[3].type
+    mode = config.get("mode", ord("A"))
+    kind = build.element(a)
+    if mode == ord("N"):
+        u, vt = build.splat(0, u_type), build.splat(0, vt_type)
+    else:
+        columns = m if mode == ord("A") else k
+        rows = n if mode == ord("A") else k
+        u = build.convert(build.strided_slice(u, [0] * rank, batch + [m, columns], [1] * rank), kind)
+        vt = build.convert(build.strided_slice(_matrix_transpose(v), [0] * rank, batch + [rows, n], [1] * rank), kind)
+    return [a, build.convert(values, build.element(op.results[1])), u, vt, _failures(converged)]
+
+
+
+
+def trsm(op, config: dict) -> list:
+    """stablehlo.triangular_solve of the same system (oxla-legalize-triangular-solve solves it)."""
+    a, b = op.operands[:2]
+    transpose = {_NO: "NO_TRANSPOSE", _TRANSPOSE: "TRANSPOSE", _ADJOINT: "ADJOINT"}[config.get("trans_x", _NO)]
+    return [build.one("stablehlo.triangular_solve", b.type, a, b,
+                      left_side=ir.BoolAttr.get(config.get("side", _LOWER) == _LOWER),
+                      lower=ir.BoolAttr.get(config.get("uplo", _LOWER) == _LOWER),
+                      unit_diagonal=ir.BoolAttr.get(config.get("diag", _NO) == _UPPER),
+                      transpose_a=f"#stablehlo<transpose {transpose}>")]
+
+
+class Routine(NamedTuple):
+    """A LAPACK routine this pass rewrites: its operand and result counts, the builder of its results, and
+    the element types it takes (LAPACK's letters)."""
+
+    operands: int
+    results: int
+    build: Callable
+    types: str = "sdcz"
+
+
+ROUTINES: dict[str, Routine] = {
+    "trsm": Routine(2, 1, trsm),
+    "potrf": Routine(1, 2, potrf),
+    "getrf": Routine(1, 3, getrf),
+    "geqrf": Routine(1, 2, geqrf),
+    "orgqr": Routine(2, 1, orgqr),
+    "ungqr": Routine(2, 1, orgqr),
+    "syevd": Routine(1, 3, syevd, "sd"),
+    "gesdd": Routine(1, 5, gesdd, "sd"),
+}
+
+
+def routine_of(target: str) -> str | None:
+    """The routine name of a LAPACK custom-call target this pass rewrites ("getrf" for
+    lapack_sgetrf_ffi), or None."""
+    found = _TARGET.match(target)
+    if not found or found.group(2) not in ROUTINES:
+        return None
+    return found.group(2) if found.group(1) in ROUTINES[found.group(2)].types else None
+
+
+def _config(op) -> dict:
+    """The call's mhlo.backend_config dictionary as {name: int}."""
+    if "mhlo.backend_config" not in op.attributes:
+        return {}
+    attr = op.attributes["mhlo.backend_config"]
+    if not isinstance(attr, ir.DictAttr):
+        return {}
+    return {named.name: ir.IntegerAttr(named.attr).value for named in attr
+            if isinstance(named.attr, ir.IntegerAttr)}
+
+
+def _fits(op, routine: Routine) -> bool:
+    """Whether the call has the routine's operand and result counts over ranked static matrices."""
+    values = list(op.operands) + list(op.results)
+    return (len(op.operands) == routine.operands and len(op.results) == routine.results
+            and all(isinstance(v.type, ir.RankedTensorType) and ir.RankedTensorType(v.type).has_static_shape
+                    for v in values)
+            and len(build.shape(op.operands[0])) >= 2)
+
+
+@register_pass
+class LegalizeCholesky(RewritePass):
+    """Rewrites stablehlo.cholesky (which IREE does not lower) as a loop over the factor's columns."""
+
+    name = "oxla-legalize-cholesky"
+    roots = ("stablehlo.cholesky",)
+
+    def matches(self, op) -> bool:
+        return ir.RankedTensorType(op.operands[0].type).has_static_shape
+
+    def rewrite(self, op) -> None:
+        build.replace(op, cholesky)
+
+
+@register_pass
+class LegalizeLapackCalls(RewritePass):
+    """Rewrites JAX's CPU LAPACK custom calls (trsm, potrf, getrf, geqrf, orgqr/ungqr, syevd, gesdd) as StableHLO."""
+
+    name = "oxla-legalize-lapack-calls"
+    roots = ("stablehlo.custom_call",)
+
+    def matches(self, op) -> bool:
+        name = routine_of(ir.StringAttr(op.attributes["call_target_name"]).value)
+        return name is not None and _fits(op, ROUTINES[name])
+
+    def rewrite(self, op) -> None:
+        routine = ROUTINES[routine_of(ir.StringAttr(op.attributes["call_target_name"]).value)]
+        config = _config(op)
+        build.replace(op, lambda call: routine.build(call, config))

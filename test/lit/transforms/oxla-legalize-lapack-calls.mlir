@@ -1,0 +1,160 @@
+// RUN: oxla-opt %s --split-input-file -p 'builtin.module(oxla-legalize-lapack-calls)' | FileCheck %s
+// RUN: oxla-opt %s --split-input-file -p 'builtin.module(oxla-legalize-cholesky)' | FileCheck %s --check-prefix=OP
+
+// LU with partial pivoting of a batch of two 4x3 matrices: a loop over the
+// three columns; each trip finds the largest entry at or below the diagonal
+// (a maximum, then the first row holding it), gathers that row of each
+// matrix, swaps it with the diagonal's, and updates the trailing block by
+// the multipliers; the pivots are 1-based, info counts from 1.
+// CHECK-LABEL: func.func @getrf
+// CHECK:         %[[LOOP:.*]]:4 = stablehlo.while(%[[J:.*]] = %{{.*}}, %[[LU:.*]] = %arg0, %[[PIV:.*]] = %{{.*}}, %[[INFO:.*]] = %{{.*}})
+// CHECK:           stablehlo.constant dense<3> : tensor<i32>
+// CHECK:         } do {
+// CHECK:           %[[COLUMN:.*]] = stablehlo.dynamic_slice %[[LU]], %{{.*}}, %{{.*}}, %[[J]], sizes = [2, 4, 1]
+// CHECK:           %[[SIZE:.*]] = stablehlo.abs %[[COLUMN]]
+// CHECK:           stablehlo.reduce(%{{.*}} init: %{{.*}}) applies stablehlo.maximum across dimensions = [1]
+// CHECK:           %[[PIVOT:.*]] = stablehlo.reduce(%{{.*}} init: %{{.*}}) applies stablehlo.minimum across dimensions = [1, 2] : (tensor<2x4x1xi32>, tensor<i32>) -> tensor<2xi32>
+// CHECK:           "stablehlo.gather"(%[[LU]], %{{.*}}) <{dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [1], operand_batching_dims = [0], start_indices_batching_dims = [0], start_index_map = [1], index_vector_dim = 1>, slice_sizes = array<i64: 1, 1, 3>}>
+// CHECK:           stablehlo.divide
+// CHECK:           %[[UPDATED:.*]] = stablehlo.subtract
+// CHECK:           stablehlo.dynamic_update_slice %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[J]] : (tensor<2x4x3xf32>, tensor<2x4x1xf32>
+// CHECK:           stablehlo.add %[[PIVOT]], %{{.*}} : tensor<2xi32>
+// CHECK:         return %[[LOOP]]#1, %[[LOOP]]#2, %[[LOOP]]#3
+func.func @getrf(%a: tensor<2x4x3xf32>) -> (tensor<2x4x3xf32>, tensor<2x3xi32>, tensor<2xi32>) {
+  %r:3 = stablehlo.custom_call @lapack_sgetrf_ffi(%a) {mhlo.backend_config = {}, mhlo.frontend_attributes = {num_batch_dims = "1"}} : (tensor<2x4x3xf32>) -> (tensor<2x4x3xf32>, tensor<2x3xi32>, tensor<2xi32>)
+  return %r#0, %r#1, %r#2 : tensor<2x4x3xf32>, tensor<2x3xi32>, tensor<2xi32>
+}
+
+// -----
+
+// Cholesky of the upper triangle (uplo 'U' = 85): the lower factor of the
+// transpose, a column a trip (the matrix times row j of the factor so far,
+// a square root, a division), transposed back; the lower triangle keeps the
+// operand's entries.
+// CHECK-LABEL: func.func @potrf_upper
+// CHECK:         %[[T:.*]] = stablehlo.transpose %arg0, dims = [1, 0]
+// CHECK:         %[[LOOP:.*]]:3 = stablehlo.while
+// CHECK:           stablehlo.dot_general
+// CHECK:           stablehlo.dynamic_slice %[[T]]
+// CHECK:           stablehlo.sqrt
+// CHECK:           stablehlo.divide
+// CHECK:         %[[U:.*]] = stablehlo.transpose %[[LOOP]]#1, dims = [1, 0]
+// CHECK:         %[[UPPER:.*]] = stablehlo.compare LE
+// CHECK:         %[[R:.*]] = stablehlo.select %[[UPPER]], %[[U]], %arg0
+// CHECK:         return %[[R]], %[[LOOP]]#2
+func.func @potrf_upper(%a: tensor<4x4xf64>) -> (tensor<4x4xf64>, tensor<i32>) {
+  %r:2 = stablehlo.custom_call @lapack_dpotrf_ffi(%a) {mhlo.backend_config = {uplo = 85 : ui8}} : (tensor<4x4xf64>) -> (tensor<4x4xf64>, tensor<i32>)
+  return %r#0, %r#1 : tensor<4x4xf64>, tensor<i32>
+}
+
+// -----
+
+// A triangular solve: side 'R', uplo 'U', trans 'C', diag 'U'.
+// CHECK-LABEL: func.func @trsm
+// CHECK:         "stablehlo.triangular_solve"(%arg0, %arg1) <{left_side = false, lower = false, transpose_a = #stablehlo<transpose ADJOINT>, unit_diagonal = true}>
+// CHECK-NOT:     custom_call
+func.func @trsm(%a: tensor<3x3xcomplex<f32>>, %b: tensor<2x3xcomplex<f32>>) -> tensor<2x3xcomplex<f32>> {
+  %r = stablehlo.custom_call @lapack_ctrsm_ffi(%a, %b) {mhlo.backend_config = {diag = 85 : ui8, side = 82 : ui8, trans_x = 67 : ui8, uplo = 85 : ui8}} : (tensor<3x3xcomplex<f32>>, tensor<2x3xcomplex<f32>>) -> tensor<2x3xcomplex<f32>>
+  return %r : tensor<2x3xcomplex<f32>>
+}
+
+// -----
+
+// Householder QR, a reflector a column (three trips), then Q from the
+// reflectors, last first, starting from the identity's first columns.
+// CHECK-LABEL: func.func @qr
+// CHECK:         %[[QR:.*]]:3 = stablehlo.while(%{{.*}} = %{{.*}}, %{{.*}} = %arg0, %{{.*}} = %{{.*}}) : tensor<i32>, tensor<5x3xf32>, tensor<3xf32>
+// CHECK:           stablehlo.constant dense<3> : tensor<i32>
+// CHECK:           stablehlo.sqrt
+// CHECK:           stablehlo.dot_general %{{.*}}, %{{.*}}, contracting_dims = [0] x [0] : (tensor<5x1xf32>, tensor<5x3xf32>) -> tensor<1x3xf32>
+// CHECK:         %[[EYE:.*]] = stablehlo.convert %{{.*}} : (tensor<5x3xi1>) -> tensor<5x3xf32>
+// CHECK:         %[[Q:.*]]:2 = stablehlo.while(%{{.*}} = %{{.*}}, %{{.*}} = %[[EYE]])
+// CHECK:           stablehlo.subtract %{{.*}}, %{{.*}} : tensor<i32>
+// CHECK:           stablehlo.dynamic_slice %[[QR]]#1
+// CHECK:           stablehlo.dynamic_slice %[[QR]]#2
+// CHECK:         return %[[Q]]#1
+func.func @qr(%a: tensor<5x3xf32>) -> tensor<5x3xf32> {
+  %r:2 = stablehlo.custom_call @lapack_sgeqrf_ffi(%a) {mhlo.backend_config = {}} : (tensor<5x3xf32>) -> (tensor<5x3xf32>, tensor<3xf32>)
+  %q = stablehlo.custom_call @lapack_sorgqr_ffi(%r#0, %r#1) {mhlo.backend_config = {}} : (tensor<5x3xf32>, tensor<3xf32>) -> tensor<5x3xf32>
+  return %q : tensor<5x3xf32>
+}
+
+// -----
+
+// Symmetric eigenvalues by Jacobi rotations, in f64: sweeps (a loop that
+// stops once the off-diagonal part stops shrinking) of three rounds each
+// (an odd size gets a zero row and column: four indices, paired three ways
+// by the round-robin table), then the values, back in f32, sorted with
+// their vectors.
+// CHECK-LABEL: func.func @eigh
+// CHECK:         %[[WIDE:.*]] = stablehlo.convert %{{.*}} : (tensor<3x3xf32>) -> tensor<3x3xf64>
+// CHECK:         %[[PADDED:.*]] = stablehlo.pad %[[WIDE]], %{{.*}}, low = [0, 0], high = [1, 1]
+// CHECK:         stablehlo.constant dense<{{\[\[}}3, 2, 1, 0], [2, 3, 0, 1], [1, 0, 3, 2]]> : tensor<3x4xi32>
+// CHECK:         %[[SWEEPS:.*]]:4 = stablehlo.while(%{{.*}} = %{{.*}}, %{{.*}} = %[[PADDED]], %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) : tensor<i32>, tensor<4x4xf64>, tensor<4x4xf64>, tensor<f64>
+// CHECK:         cond {
+// CHECK:           stablehlo.constant dense<16> : tensor<i32>
+// CHECK:         } do {
+// CHECK:           stablehlo.while
+// CHECK:             stablehlo.constant dense<3> : tensor<i32>
+// CHECK:             "stablehlo.gather"
+// CHECK:             stablehlo.sqrt
+// CHECK:         stablehlo.convert %{{.*}} : (tensor<3xf64>) -> tensor<3xf32>
+// CHECK:         "stablehlo.sort"
+func.func @eigh(%a: tensor<3x3xf32>) -> (tensor<3x3xf32>, tensor<3xf32>, tensor<i32>) {
+  %r:3 = stablehlo.custom_call @lapack_ssyevd_ffi(%a) {mhlo.backend_config = {mode = 86 : ui8, uplo = 76 : ui8}} : (tensor<3x3xf32>) -> (tensor<3x3xf32>, tensor<3xf32>, tensor<i32>)
+  return %r#0, %r#1, %r#2 : tensor<3x3xf32>, tensor<3xf32>, tensor<i32>
+}
+
+// -----
+
+// Singular values by one-sided Jacobi rotations of the rows of a^T (a is
+// tall) in f64: each round rotates a row with its partner by their norms and
+// dot product; the norms sorted descending are the values, the vectors
+// completed by a Householder QR (a loop of a reflector a column, then Q).
+// CHECK-LABEL: func.func @svd
+// CHECK:         %[[T:.*]] = stablehlo.transpose %arg0, dims = [1, 0] : (tensor<4x3xf32>) -> tensor<3x4xf32>
+// CHECK:         %[[X:.*]] = stablehlo.convert %[[T]] : (tensor<3x4xf32>) -> tensor<3x4xf64>
+// CHECK:         %[[PADDED:.*]] = stablehlo.pad %[[X]], %{{.*}}, low = [0, 0], high = [1, 0]
+// CHECK:         stablehlo.while(%{{.*}} = %{{.*}}, %{{.*}} = %[[PADDED]], %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) : tensor<i32>, tensor<4x4xf64>, tensor<4x4xf64>, tensor<f64>
+// CHECK:           stablehlo.dot_general
+// CHECK:         } do {
+// CHECK:           stablehlo.while
+// CHECK:             "stablehlo.gather"
+// CHECK:             stablehlo.reduce
+// CHECK:             stablehlo.sqrt
+// CHECK:         "stablehlo.sort"
+// CHECK:           stablehlo.compare GT, %{{.*}}, %{{.*}}, TOTALORDER
+// CHECK:         stablehlo.while
+// CHECK:         stablehlo.while
+// CHECK:         stablehlo.concatenate %{{.*}}, %{{.*}}, dim = 1 : (tensor<4x3xf64>, tensor<4x1xf64>) -> tensor<4x4xf64>
+func.func @svd(%a: tensor<4x3xf32>) -> (tensor<4x3xf32>, tensor<3xf32>, tensor<4x4xf32>, tensor<3x3xf32>, tensor<i32>) {
+  %r:5 = stablehlo.custom_call @lapack_sgesdd_ffi(%a) {mhlo.backend_config = {mode = 65 : ui8}} : (tensor<4x3xf32>) -> (tensor<4x3xf32>, tensor<3xf32>, tensor<4x4xf32>, tensor<3x3xf32>, tensor<i32>)
+  return %r#0, %r#1, %r#2, %r#3, %r#4 : tensor<4x3xf32>, tensor<3xf32>, tensor<4x4xf32>, tensor<3x3xf32>, tensor<i32>
+}
+
+// -----
+
+// Routines the pass does not take stay: complex Hermitian eigenvalues.
+// CHECK-LABEL: func.func @complex_eigh
+// CHECK:         stablehlo.custom_call @lapack_cheevd_ffi
+func.func @complex_eigh(%a: tensor<4x4xcomplex<f32>>) -> (tensor<4x4xcomplex<f32>>, tensor<4xf32>, tensor<i32>) {
+  %r:3 = stablehlo.custom_call @lapack_cheevd_ffi(%a) {mhlo.backend_config = {}} : (tensor<4x4xcomplex<f32>>) -> (tensor<4x4xcomplex<f32>>, tensor<4xf32>, tensor<i32>)
+  return %r#0, %r#1, %r#2 : tensor<4x4xcomplex<f32>>, tensor<4xf32>, tensor<i32>
+}
+
+// -----
+
+// The stablehlo.cholesky op (upper by default): potrf's loop, zeros in the
+// other triangle, NaN where the matrix is not positive definite.
+// OP-LABEL: func.func @cholesky_op
+// OP:         %[[T:.*]] = stablehlo.transpose %arg0, dims = [0, 2, 1]
+// OP:         %[[LOOP:.*]]:3 = stablehlo.while
+// OP:         %[[U:.*]] = stablehlo.transpose %[[LOOP]]#1, dims = [0, 2, 1]
+// OP:         %[[FAILED:.*]] = stablehlo.compare NE, %[[LOOP]]#2, %{{.*}}, SIGNED : (tensor<3xi32>, tensor<3xi32>) -> tensor<3xi1>
+// OP:         %[[SPREAD:.*]] = stablehlo.broadcast_in_dim %[[FAILED]], dims = [0]
+// OP:         %[[NAN:.*]] = stablehlo.constant dense<0x7FC00000> : tensor<3x4x4xf32>
+// OP:         stablehlo.select %[[SPREAD]], %[[NAN]], %[[U]]
+func.func @cholesky_op(%a: tensor<3x4x4xf32>) -> tensor<3x4x4xf32> {
+  %r = stablehlo.cholesky %a : tensor<3x4x4xf32>
+  return %r : tensor<3x4x4xf32>
+}
