@@ -348,6 +348,24 @@ def _qr(a):
     return jnp.linalg.qr(a)
 
 
+def _eigvalsh(a):
+    """jnp.linalg.eigvalsh (syevd)."""
+    import jax.numpy as jnp
+    return jnp.linalg.eigvalsh(a)
+
+
+def _svdvals(a):
+    """jnp.linalg.svd's singular values alone (gesdd)."""
+    import jax.numpy as jnp
+    return jnp.linalg.svd(a, compute_uv=False)
+
+
+def _symmetric(seed: int, *shape) -> np.ndarray:
+    """a + a^T for a standard normal a."""
+    a = _normal(seed, *shape)
+    return a + np.swapaxes(a, -1, -2)
+
+
 def _positive_definite(seed: int, *shape) -> np.ndarray:
     """a a^T + n I for a standard normal a: symmetric, positive definite, well conditioned."""
     a = _normal(seed, *shape)
@@ -474,6 +492,12 @@ OPS = {
     "cholesky": ("jnp.linalg.cholesky of f32[256,256], positive definite", lambda: _cholesky,
                  lambda: [_positive_definite(114, 256, 256)], 1e-4),
     "qr": ("jnp.linalg.qr of f32[256,128]", lambda: _qr, lambda: [_normal(115, 256, 128)], 1e-4),
+    "eigvalsh": ("jnp.linalg.eigvalsh of f32[128,128], symmetric", lambda: _eigvalsh,
+                 lambda: [_symmetric(116, 128, 128)], 1e-4),
+    "eigvalsh_batched": ("jnp.linalg.eigvalsh of 4096 symmetric f32[3,3]", lambda: _eigvalsh,
+                         lambda: [_symmetric(117, 4096, 3, 3)], 1e-4),
+    "svdvals": ("singular values of f32[256,64] (jnp.linalg.svd, compute_uv=False)", lambda: _svdvals,
+                lambda: [_normal(118, 256, 64)], 1e-4),
     "fmod": ("jnp.fmod(x, y) of f32[1024,1024], |x| up to about 400 |y|", lambda: _fmod,
              lambda: [_normal(80, 1024, 1024) * np.float32(100), _normal(81, 1024, 1024)], 0.0),
 }
