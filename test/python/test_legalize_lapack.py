@@ -141,12 +141,14 @@ def _geqrf_then_orgqr(shape, dtype) -> str:
     m, n = shape[-2:]
     k, element, batch = min(m, n), _MLIR[dtype], "".join(f"{d}x" for d in shape[:-2])
     letter, q = _LETTER[dtype], "ungqr" if np.issubdtype(dtype, np.complexfloating) else "orgqr"
-    a, tau, qt = f"tensor<{batch}{m}x{n}x{element}>", f"tensor<{batch}{k}x{element}>", f"tensor<{batch}{m}x{k}x{element}>"
+    a, tau = f"tensor<{batch}{m}x{n}x{element}>", f"tensor<{batch}{k}x{element}>"
+    qt = f"tensor<{batch}{m}x{k}x{element}>"
+    config = "{mhlo.backend_config = {}}"
     limits = list(shape[:-1]) + [k]
     return (f"func.func @main(%a: {a}) -> ({a}, {tau}, {qt}) {{\n"
-            f"  %r:2 = stablehlo.custom_call @lapack_{letter}geqrf_ffi(%a) {{mhlo.backend_config = {{}}}} : ({a}) -> ({a}, {tau})\n"
+            f"  %r:2 = stablehlo.custom_call @lapack_{letter}geqrf_ffi(%a) {config} : ({a}) -> ({a}, {tau})\n"
             f"  %s = stablehlo.slice %r#0 [{', '.join(f'0:{d}' for d in limits)}] : ({a}) -> {qt}\n"
-            f"  %q = stablehlo.custom_call @lapack_{letter}{q}_ffi(%s, %r#1) {{mhlo.backend_config = {{}}}} : ({qt}, {tau}) -> {qt}\n"
+            f"  %q = stablehlo.custom_call @lapack_{letter}{q}_ffi(%s, %r#1) {config} : ({qt}, {tau}) -> {qt}\n"
             f"  return %r#0, %r#1, %q : {a}, {tau}, {qt}\n}}\n")
 
 
@@ -211,8 +213,8 @@ def _gesdd(shape, dtype, mode: str) -> str:
     m, n = shape[-2:]
     k, element, batch = min(m, n), _MLIR[dtype], list(shape[:-2])
     u, vt = ([m, m], [n, n]) if mode in "AN" else ([m, k], [k, n])
-    return _call("gesdd", dtype, [(shape, element)], [(shape, element), (batch + [k], element), (batch + u, element),
-                                                     (batch + vt, element), (batch, "i32")], f"mode = {ord(mode)} : ui8")
+    results = [(shape, element), (batch + [k], element), (batch + u, element), (batch + vt, element), (batch, "i32")]
+    return _call("gesdd", dtype, [(shape, element)], results, f"mode = {ord(mode)} : ui8")
 
 
 @pytest.mark.parametrize("dtype, shape, mode", [(np.float32, (4, 4), "A"), (np.float64, (2, 7, 4), "A"),
@@ -303,7 +305,8 @@ def _jax_cases():
         "qr": (jnp.linalg.qr, [_random((6, 4), np.float32, 10)]),
         "qr_complete": (lambda x: jnp.linalg.qr(x, mode="complete"), [_random((6, 4), np.float32, 11)]),
         "qr_wide": (jnp.linalg.qr, [_random((3, 5), np.float32, 12)]),
-        "solve_triangular": (lambda x, y: jsl.solve_triangular(x, y, trans=1, lower=False), [a + 5 * np.eye(5, dtype=np.float32), b]),
+        "solve_triangular": (lambda x, y: jsl.solve_triangular(x, y, trans=1, lower=False),
+                             [a + 5 * np.eye(5, dtype=np.float32), b]),
         "eigvalsh": (jnp.linalg.eigvalsh, [a + np.swapaxes(a, -1, -2)]),
         "svdvals": (lambda x: jnp.linalg.svd(x, compute_uv=False), [a]),
         "pinv": (jnp.linalg.pinv, [_random((6, 4), np.float32, 19)]),
@@ -317,8 +320,8 @@ def _jax_cases():
 
 
 CASES = ["solve", "inv", "det", "slogdet", "cholesky", "cholesky_not_positive", "cholesky_upper", "cho_solve",
-         "lu_factor", "qr", "qr_complete", "qr_wide", "solve_triangular", "eigvalsh", "svdvals", "pinv", "lstsq", "matrix_rank", "norm_2", "complex_inv",
-         "complex_qr"]
+         "lu_factor", "qr", "qr_complete", "qr_wide", "solve_triangular", "eigvalsh", "svdvals", "pinv", "lstsq",
+         "matrix_rank", "norm_2", "complex_inv", "complex_qr"]
 
 
 def _assert_close(got, want, tolerance):

@@ -329,35 +329,14 @@ def _mlp_params(batch: int) -> list[np.ndarray]:
     return [_normal(76, batch, 784), *params]
 
 
-# name: (description, function factory, inputs, tolerance: 0 for an exact match)
-def _solve(a, b):
-    """jnp.linalg.solve: LU with partial pivoting (getrf), then two triangular solves (trsm)."""
-    import jax.numpy as jnp
-    return jnp.linalg.solve(a, b)
+def _linalg(name: str, **options):
+    """jnp.linalg.<name>(..., **options), JAX imported when it runs (LAPACK's routines on CPU)."""
+    def call(*args):
+        import jax.numpy as jnp
+        return getattr(jnp.linalg, name)(*args, **options)
 
-
-def _cholesky(a):
-    """jnp.linalg.cholesky (potrf)."""
-    import jax.numpy as jnp
-    return jnp.linalg.cholesky(a)
-
-
-def _qr(a):
-    """jnp.linalg.qr, reduced (geqrf, then orgqr)."""
-    import jax.numpy as jnp
-    return jnp.linalg.qr(a)
-
-
-def _eigvalsh(a):
-    """jnp.linalg.eigvalsh (syevd)."""
-    import jax.numpy as jnp
-    return jnp.linalg.eigvalsh(a)
-
-
-def _svdvals(a):
-    """jnp.linalg.svd's singular values alone (gesdd)."""
-    import jax.numpy as jnp
-    return jnp.linalg.svd(a, compute_uv=False)
+    call.__name__ = name
+    return call
 
 
 def _symmetric(seed: int, *shape) -> np.ndarray:
@@ -372,6 +351,7 @@ def _positive_definite(seed: int, *shape) -> np.ndarray:
     return (a @ np.swapaxes(a, -1, -2) + shape[-1] * np.eye(shape[-1], dtype=np.float32)).astype(np.float32)
 
 
+# name: (description, function factory, inputs, tolerance: 0 for an exact match)
 OPS = {
     "sort_rows": ("jnp.sort of f32[64,1024] along rows", lambda: _sort(-1), lambda: [_normal(1, 64, 1024)], 0.0),
     "sort_1d": ("jnp.sort of f32[16384]", lambda: _sort(0), lambda: [_normal(2, 16384)], 0.0),
@@ -485,18 +465,19 @@ OPS = {
              lambda: [_complex_normal(97, 8, 256, 256)], 1e-5),
     "rfft2_channels": ("jnp.fft.rfft2 of f32[8,32,64,64] (batch, channels, H, W): a Fourier neural operator layer's "
                        "spectrum", lambda: _rfft2, lambda: [_normal(99, 8, 32, 64, 64)], 1e-5),
-    "solve": ("jnp.linalg.solve of f32[256,256] for 8 right-hand sides", lambda: _solve,
+    "solve": ("jnp.linalg.solve of f32[256,256] for 8 right-hand sides", lambda: _linalg("solve"),
               lambda: [_normal(110, 256, 256), _normal(111, 256, 8)], 1e-3),
-    "solve_batched": ("jnp.linalg.solve of 4096 systems f32[4,4], one right-hand side each", lambda: _solve,
+    "solve_batched": ("jnp.linalg.solve of 4096 systems f32[4,4], one right-hand side each", lambda: _linalg("solve"),
                       lambda: [_normal(112, 4096, 4, 4), _normal(113, 4096, 4, 1)], 1e-3),
-    "cholesky": ("jnp.linalg.cholesky of f32[256,256], positive definite", lambda: _cholesky,
+    "cholesky": ("jnp.linalg.cholesky of f32[256,256], positive definite", lambda: _linalg("cholesky"),
                  lambda: [_positive_definite(114, 256, 256)], 1e-4),
-    "qr": ("jnp.linalg.qr of f32[256,128]", lambda: _qr, lambda: [_normal(115, 256, 128)], 1e-4),
-    "eigvalsh": ("jnp.linalg.eigvalsh of f32[128,128], symmetric", lambda: _eigvalsh,
+    "qr": ("jnp.linalg.qr of f32[256,128]", lambda: _linalg("qr"), lambda: [_normal(115, 256, 128)], 1e-4),
+    "eigvalsh": ("jnp.linalg.eigvalsh of f32[128,128], symmetric", lambda: _linalg("eigvalsh"),
                  lambda: [_symmetric(116, 128, 128)], 1e-4),
-    "eigvalsh_batched": ("jnp.linalg.eigvalsh of 4096 symmetric f32[3,3]", lambda: _eigvalsh,
+    "eigvalsh_batched": ("jnp.linalg.eigvalsh of 4096 symmetric f32[3,3]", lambda: _linalg("eigvalsh"),
                          lambda: [_symmetric(117, 4096, 3, 3)], 1e-4),
-    "svdvals": ("singular values of f32[256,64] (jnp.linalg.svd, compute_uv=False)", lambda: _svdvals,
+    "svdvals": ("singular values of f32[256,64] (jnp.linalg.svd, compute_uv=False)",
+                lambda: _linalg("svd", compute_uv=False),
                 lambda: [_normal(118, 256, 64)], 1e-4),
     "fmod": ("jnp.fmod(x, y) of f32[1024,1024], |x| up to about 400 |y|", lambda: _fmod,
              lambda: [_normal(80, 1024, 1024) * np.float32(100), _normal(81, 1024, 1024)], 0.0),

@@ -513,7 +513,7 @@ def _feeds_wider_op(op) -> bool:
     update fused with the product that makes it): the product's config would leave that op's loops
     whole vectors (a Householder reflection's f32[64,64] update made one 16 KiB vector)."""
     size = math.prod(op.results[0].type.shape)
-    return any(use.owner.name.startswith("linalg.")
+    return any(use.owner.operation.name.startswith("linalg.")
                and any(math.prod(r.type.shape) > size for r in use.owner.results
                        if isinstance(r.type, ir.ShapedType))
                for use in op.results[0].uses)

@@ -65,7 +65,7 @@ def _spread(scalar, dims: list[int]):
 
 
 def _where(mask, value, other):
-    """select(mask, value, other), `other` broadcast from a smaller shape where it has one."""
+    """select(mask, value, other), the three of one shape."""
     return build.one("stablehlo.select", value.type, mask, value, other)
 
 
@@ -279,8 +279,9 @@ def _pivot(column, j, rows):
 
 def getrf(op, config: dict) -> list:
     """(L\\U, 1-based pivots, info) of LU with partial pivoting, one column a trip: the largest entry at
-    or below the diagonal (the first of equals) swapped to the diagonal, the column below divided by it
-    (unless it is zero: info), the trailing block less the rank-one product."""
+    or below the diagonal (the first of equals) swapped to the diagonal, the column below scaled by its
+    reciprocal as getf2 does (left as it is where it is zero: info), the trailing block less the rank-one
+    product."""
     a = op.operands[0]
     dims = build.shape(a)
     rank, m, n = len(dims), dims[-2], dims[-1]
@@ -425,8 +426,8 @@ def orgqr(op, config: dict) -> list:
     return [_householder_q(*op.operands)]
 
 
-# Jacobi sweeps syevd runs at most; each rotates every pair of rows once. They converge quadratically: a
-# sweep squares the off-diagonal part's relative size, once it is small.
+# Jacobi sweeps syevd and gesdd run at most; each rotates every pair of rows once. They converge
+# quadratically: a sweep squares the off-diagonal part's relative size, once it is small.
 MAX_SWEEPS = 16
 
 

@@ -117,8 +117,8 @@ def _padded(a, rhs, rows: int):
     index = tensor(shape(a), _i32())
     row = one("stablehlo.iota", index, iota_dimension=ir.IntegerAttr.get(ir.IntegerType.get_signless(64), rank - 2))
     col = one("stablehlo.iota", index, iota_dimension=ir.IntegerAttr.get(ir.IntegerType.get_signless(64), rank - 1))
-    added = one("stablehlo.and", tensor(shape(a), ir.IntegerType.get_signless(1)), build.compare(row, col, "EQ", "SIGNED"),
-                build.compare(row, splat(n, index), "GE", "SIGNED"))
+    added = one("stablehlo.and", tensor(shape(a), ir.IntegerType.get_signless(1)),
+                build.compare(row, col, "EQ", "SIGNED"), build.compare(row, splat(n, index), "GE", "SIGNED"))
     a = one("stablehlo.select", a.type, added, splat(1, a.type), a)
     return a, build.pad(rhs, zero, more + [(0, rows - n), (0, 0)])
 
