@@ -401,3 +401,25 @@ def test_a_householder_qr_compiles_with_the_codegen_passes():
         warnings.simplefilter("error", CodegenPassesWarning)
         reflectors, tau, q = _run(_geqrf_then_orgqr((64, 64), np.float32), a)
     np.testing.assert_allclose(q @ np.triu(reflectors), a, rtol=1e-4, atol=1e-4)
+
+
+def test_the_jacobi_routines_run_on_vulkan_where_f64_is_f32():
+    """IREE demotes f64 to f32 for Vulkan: the rotations then run in f32, and their stopping tests and sorts
+    must hold there too (an f64 epsilon never converged; a total-order sort on f64 did not compile)."""
+    if not any(d.name == "vulkan" and d.available for d in runtime.devices()):
+        pytest.skip("no vulkan device on this machine")
+    symmetric = _hermitian_positive((2, 5, 5), np.float32, 23)
+    src = _call("syevd", np.float32, [((2, 5, 5), "f32")], [((2, 5, 5), "f32"), ((2, 5), "f32"), ((2,), "i32")],
+                f"mode = 86 : ui8, uplo = {ord('L')} : ui8")
+    vectors, values, info = (np.asarray(r) for r in runtime.load(compile(src, target="vulkan-spirv"),
+                                                                 device="vulkan").main(symmetric))
+    np.testing.assert_allclose(values, np.linalg.eigvalsh(symmetric), rtol=1e-5)
+    np.testing.assert_allclose(vectors @ (values[..., None] * np.swapaxes(vectors, -1, -2)), symmetric, atol=1e-4)
+    assert not np.any(info)
+    a = _random((5, 3), np.float32, 24)
+    _, singular, u, vt, info = (np.asarray(r) for r in runtime.load(compile(_gesdd((5, 3), np.float32, "S"),
+                                                                            target="vulkan-spirv"),
+                                                                    device="vulkan").main(a))
+    np.testing.assert_allclose(singular, np.linalg.svd(a, compute_uv=False), rtol=1e-5)
+    np.testing.assert_allclose((u * singular) @ vt, a, atol=1e-5)
+    assert not np.any(info)

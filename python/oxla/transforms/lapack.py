@@ -562,13 +562,13 @@ def _diagonal(a):
                         build.splat(0, build.tensor([], build.element(a))), [rank - 1], "stablehlo.add")
 
 
-def _jacobi_sweeps(x, trip, share):
+def _jacobi_sweeps(x, trip, share, eps: float):
     """(x, w, converged) after cyclic Jacobi sweeps over the rows of x ([..., n, ...], n even): `trip(r, x, w,
     table)` rotates round r's pairs (_round_robin) of x and of w (the identity at first), `share(x)` says
     how far each matrix is from done ([...]: the off-diagonal part's share). Sweeps run until that is below
-    the precision's resolution, stops shrinking (rounding holds it somewhat above), or MAX_SWEEPS have
-    run; `converged` ([...] i1) holds where it ended within sqrt(eps), which rounding never prevents and
-    only infinities or NaNs do."""
+    eps^2 (eps: the results' precision, which may be coarser than x's), stops shrinking (rounding holds it
+    somewhat above), or MAX_SWEEPS have run; `converged` ([...] i1) holds where it ended within eps, which
+    rounding never prevents and only infinities or NaNs do."""
     dims = build.shape(x)
     rank, count = len(dims), dims[-2]
     square = dims[:-2] + [count, count]
@@ -576,7 +576,6 @@ def _jacobi_sweeps(x, trip, share):
                         build.element(x))
     table = build.one("stablehlo.constant", _i32([count - 1, count]),
                       value=f"dense<{_round_robin(count).tolist()}> : tensor<{count - 1}x{count}xi32>")
-    eps = float(np.finfo(_numpy_float(build.element(x))).eps)
     scalar = build.tensor([], build.element(x))
 
     def unfinished(sweep, x, w, before):
@@ -596,22 +595,25 @@ def _jacobi_sweeps(x, trip, share):
     return x, w, converged
 
 
-def _jacobi_eigen(a):
+def _jacobi_eigen(a, eps: float):
     """(eigenvalues [..., n], eigenvector rows [..., n, n], converged [...]) of the symmetric a by two-sided
-    Jacobi sweeps."""
+    Jacobi sweeps, to the precision eps."""
     dims = build.shape(a)
     rank, n = len(dims), dims[-1]
     count = n + n % 2  # an odd size gets a zero row and column, which no rotation touches
     a = build.pad(a, build.splat(0, build.tensor([], build.element(a))),
                   [(0, 0)] * (rank - 2) + [(0, count - n)] * 2)
-    a, w, converged = _jacobi_sweeps(a, _jacobi_round, _off_diagonal_share)
+    a, w, converged = _jacobi_sweeps(a, _jacobi_round, _off_diagonal_share, eps)
     values = build.strided_slice(_diagonal(a), [0] * (rank - 1), dims[:-1], [1] * (rank - 1))
     return values, build.strided_slice(w, [0] * rank, dims, [1] * rank), converged
 
 
-def _numpy_float(kind):
-    """The numpy type of a float MLIR type (for its epsilon)."""
-    return {16: np.float16, 32: np.float32, 64: np.float64}[ir.FloatType(kind).width]
+def _eps(x) -> float:
+    """The machine epsilon of x's element type (bf16's too)."""
+    kind = build.element(x)
+    if str(kind) == "bf16":
+        return 2.0 ** -7
+    return float(np.finfo({16: np.float16, 32: np.float32, 64: np.float64}[ir.FloatType(kind).width]).eps)
 
 
 def _sorted(values, rows: list, direction: str):
@@ -627,7 +629,7 @@ def _sorted(values, rows: list, direction: str):
     block = sort.regions[0].blocks.append(scalar, scalar, _i32([]), _i32([]))
     with ir.InsertionPoint(block):
         ir.Operation.create("stablehlo.return", operands=[
-            build.compare(block.arguments[0], block.arguments[1], direction, "TOTALORDER")])
+            build.compare(block.arguments[0], block.arguments[1], direction, "FLOAT")])
     ordered, order = sort.results
     return ordered, [build.take_along(x, build.broadcast(order, dims + [build.shape(x)[-1]], list(range(rank))),
                                       rank - 1) for x in rows]
@@ -641,7 +643,7 @@ def syevd(op, config: dict) -> list:
     lower = config.get("uplo", _LOWER) == _LOWER
     symmetric = _where(_triangle(build.shape(a), lower), a, _matrix_transpose(a))
     # f32 rotations left n eps |a| of error (64 x 64: 1e-4, LAPACK's 8e-6); in f64 it is 2e-6.
-    values, rows, converged = _jacobi_eigen(build.convert(symmetric, ir.F64Type.get()))
+    values, rows, converged = _jacobi_eigen(build.convert(symmetric, ir.F64Type.get()), _eps(a))
     values, rows = build.convert(values, build.element(a)), build.convert(rows, build.element(a))
     values, (rows,) = _sorted(values, [rows], "LT")
     return [_matrix_transpose(rows), values, _failures(converged)]
@@ -691,7 +693,7 @@ def gesdd(op, config: dict) -> list:
     count = k + k % 2  # an odd count gets a zero row, which no rotation touches
     zero = build.splat(0, build.tensor([], build.element(x)))
     x = build.pad(x, zero, [(0, 0)] * (rank - 2) + [(0, count - k), (0, 0)])
-    x, w, converged = _jacobi_sweeps(x, _one_sided_round, _gram_share)
+    x, w, converged = _jacobi_sweeps(x, _one_sided_round, _gram_share, _eps(a))
     norms = build.one("stablehlo.sqrt", build.tensor(dims[:-2] + [count], build.element(x)),
                       build.reduce(_binary("multiply", x, x), zero, [rank - 1], "stablehlo.add"))
     norms, (x, w) = _sorted(norms, [x, w], "GT")  # the zero row, of norm 0, stays last among equals
@@ -701,7 +703,7 @@ def gesdd(op, config: dict) -> list:
     # Rows of a norm at rounding's level (a rank-deficient matrix's) have no direction left to normalize.
     largest = build.broadcast(build.strided_slice(values, [0] * (rank - 1), batch + [1], [1] * (rank - 1)),
                               build.shape(values), list(range(rank - 1)))
-    floor = _binary("multiply", largest, build.splat(max(m, n) * np.finfo(np.float64).eps, values.type))
+    floor = _binary("multiply", largest, build.splat(max(m, n) * _eps(a), values.type))
     nonzero = build.compare(values, floor, "GT", "FLOAT")
     spread = build.broadcast(values, build.shape(x), list(range(rank - 1)))
     kept = build.broadcast(nonzero, build.shape(x), list(range(rank - 1)))

@@ -123,7 +123,7 @@ func.func @eigh(%a: tensor<3x3xf32>) -> (tensor<3x3xf32>, tensor<3xf32>, tensor<
 // CHECK:             stablehlo.reduce
 // CHECK:             stablehlo.sqrt
 // CHECK:         "stablehlo.sort"
-// CHECK:           stablehlo.compare GT, %{{.*}}, %{{.*}}, TOTALORDER
+// CHECK:           stablehlo.compare GT, %{{.*}}, %{{.*}}, FLOAT
 // CHECK:         stablehlo.while
 // CHECK:         stablehlo.while
 // CHECK:         stablehlo.concatenate %{{.*}}, %{{.*}}, dim = 1 : (tensor<4x3xf64>, tensor<4x1xf64>) -> tensor<4x4xf64>
