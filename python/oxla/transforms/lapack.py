@@ -700,6 +700,10 @@ def gesdd(op, config: dict) -> list:
     values = build.strided_slice(norms, [0] * (rank - 1), batch + [k], [1] * (rank - 1))
     x = build.strided_slice(x, [0] * rank, batch + [k, max(m, n)], [1] * rank)
     w = build.strided_slice(w, [0] * rank, batch + [k, k], [1] * rank)
+    singular, mode = build.convert(values, build.element(op.results[1])), config.get("mode", ord("A"))
+    if mode == ord("N"):
+        return [a, singular, build.splat(0, op.results[2].type), build.splat(0, op.results[3].type),
+                _failures(converged)]
     # Rows of a norm at rounding's level (a rank-deficient matrix's) have no direction left to normalize.
     largest = build.broadcast(build.strided_slice(values, [0] * (rank - 1), batch + [1], [1] * (rank - 1)),
                               build.shape(values), list(range(rank - 1)))
@@ -710,19 +714,11 @@ def gesdd(op, config: dict) -> list:
     unit = _where(kept, _binary("divide", x, _where(kept, spread, build.splat(1, spread.type))), build.splat(0, x.type))
     full = _completed(_matrix_transpose(unit), nonzero)  # [..., max(m, n), max(m, n)]
     u, v = (full, _matrix_transpose(w)) if tall else (_matrix_transpose(w), full)
-    u_type, vt_type = op.results[2].type, op.results[3].type
-    mode = config.get("mode", ord("A"))
-    kind = build.element(a)
-    if mode == ord("N"):
-        u, vt = build.splat(0, u_type), build.splat(0, vt_type)
-    else:
-        columns = m if mode == ord("A") else k
-        rows = n if mode == ord("A") else k
-        u = build.convert(build.strided_slice(u, [0] * rank, batch + [m, columns], [1] * rank), kind)
-        vt = build.convert(build.strided_slice(_matrix_transpose(v), [0] * rank, batch + [rows, n], [1] * rank), kind)
-    return [a, build.convert(values, build.element(op.results[1])), u, vt, _failures(converged)]
-
-
+    whole, kind = mode == ord("A"), build.element(a)
+    u = build.convert(build.strided_slice(u, [0] * rank, batch + [m, m if whole else k], [1] * rank), kind)
+    vt = build.convert(build.strided_slice(_matrix_transpose(v), [0] * rank, batch + [n if whole else k, n], [1] * rank),
+                       kind)
+    return [a, singular, u, vt, _failures(converged)]
 
 
 def trsm(op, config: dict) -> list:
