@@ -96,6 +96,12 @@ def dimension_numbers(attr) -> dict[str, list[int] | int]:
     return fields
 
 
+def positions(dims: list[int], dim: int):
+    """Each element's index along `dim` of an i32 tensor of `dims` (stablehlo.iota)."""
+    return one("stablehlo.iota", tensor(dims, ir.IntegerType.get_signless(32)),
+               iota_dimension=ir.IntegerAttr.get(ir.IntegerType.get_signless(64), dim))
+
+
 def splat(value, value_type):
     """A tensor of `value_type` filled with `value`; complex ones from two real splats (IREE rejects complex<f64>
     constants)."""

@@ -53,12 +53,6 @@ def _i32(dims: list[int]):
     return build.tensor(dims, ir.IntegerType.get_signless(32))
 
 
-def _positions(dims: list[int], dim: int):
-    """Each element's index along `dim` (an i32 iota)."""
-    return build.one("stablehlo.iota", _i32(dims), iota_dimension=ir.IntegerAttr.get(
-        ir.IntegerType.get_signless(64), dim))
-
-
 def _spread(scalar, dims: list[int]):
     """A 0-d value broadcast to `dims`."""
     return build.broadcast(scalar, dims, []) if dims else scalar
@@ -187,7 +181,7 @@ def _triangle(dims: list[int], lower: bool):
     """The mask of the lower (or upper) triangle, diagonal included, of batched matrices of `dims`."""
     rank = len(dims)
     direction = "GE" if lower else "LE"
-    return build.compare(_positions(dims, rank - 2), _positions(dims, rank - 1), direction, "SIGNED")
+    return build.compare(build.positions(dims, rank - 2), build.positions(dims, rank - 1), direction, "SIGNED")
 
 
 def _first_failure(info, failed, j):
@@ -213,7 +207,7 @@ def _cholesky_lower(a):
     a's column j less L's columns before j times row j of L, divided by the square root of its diagonal)."""
     dims = build.shape(a)
     rank, n = len(dims), dims[-1]
-    rows = _positions(dims[:-1] + [1], rank - 2)
+    rows = build.positions(dims[:-1] + [1], rank - 2)
 
     def step(j, factor, info):
         known = _product(factor, build.conjugate(_row(factor, j)), rank - 1, rank - 1)  # [..., n, 1]
@@ -286,8 +280,8 @@ def getrf(op, config: dict) -> list:
     dims = build.shape(a)
     rank, m, n = len(dims), dims[-2], dims[-1]
     batch, count = dims[:-2], min(m, n)
-    rows, cols = _positions(dims, rank - 2), _positions(dims, rank - 1)
-    column_rows = _positions(batch + [m, 1], rank - 2)
+    rows, cols = build.positions(dims, rank - 2), build.positions(dims, rank - 1)
+    column_rows = build.positions(batch + [m, 1], rank - 2)
 
     def step(j, lu, pivots, info):
         column = _column(lu, j)
@@ -307,7 +301,7 @@ def getrf(op, config: dict) -> list:
         reciprocal = _binary("divide", build.splat(1, diagonal.type), diagonal)
         multipliers = _where(column_below, _where(_stretch(singular, build.shape(column)), swapped, _binary(
             "multiply", swapped, _stretch(reciprocal, build.shape(column)))), swapped)
-        right_of_j = build.compare(_positions(batch + [1, n], rank - 1), _spread(j, batch + [1, n]), "GT", "SIGNED")
+        right_of_j = build.compare(build.positions(batch + [1, n], rank - 1), _spread(j, batch + [1, n]), "GT", "SIGNED")
         trailing_row = _where(right_of_j, pivot_row, build.splat(0, pivot_row.type))
         at_j = build.compare(rows, _spread(j, dims), "EQ", "SIGNED")
         at_pivot = build.compare(rows, build.broadcast(pivot, dims, list(range(rank - 2))), "EQ", "SIGNED")
@@ -377,8 +371,8 @@ def _householder_qr(a) -> list:
     dims = build.shape(a)
     rank, m, n = len(dims), dims[-2], dims[-1]
     batch, count = dims[:-2], min(m, n)
-    cols = _positions(dims, rank - 1)
-    column_rows = _positions(batch + [m, 1], rank - 2)
+    cols = build.positions(dims, rank - 1)
+    column_rows = build.positions(batch + [m, 1], rank - 2)
 
     def step(j, r, taus):
         beta, tau, v = _reflector(_column(r, j), j, column_rows)
@@ -400,8 +394,8 @@ def _householder_q(a, taus):
     dims = build.shape(a)
     rank, m, k = len(dims), dims[-2], build.shape(taus)[-1]
     batch = dims[:-2]
-    rows, cols = _positions(dims, rank - 2), _positions(dims, rank - 1)
-    column_rows = _positions(batch + [m, 1], rank - 2)
+    rows, cols = build.positions(dims, rank - 2), build.positions(dims, rank - 1)
+    column_rows = build.positions(batch + [m, 1], rank - 2)
     identity = _as_element(build.convert(build.compare(rows, cols, "EQ", "SIGNED"), _real_type(a)), a)
 
     def step(i, q):
@@ -461,7 +455,7 @@ def _rotated_rows(x, partner, own, other):
 def _at_partner(x, partner_b):
     """x[..., i, partner[i]] as [..., n, 1] (partner_b: the partners broadcast to x's shape)."""
     dims = build.shape(x)
-    hits = build.compare(_positions(dims, len(dims) - 1), partner_b, "EQ", "SIGNED")
+    hits = build.compare(build.positions(dims, len(dims) - 1), partner_b, "EQ", "SIGNED")
     picked = build.reduce(_where(hits, x, build.splat(0, x.type)), build.splat(0, build.tensor([], build.element(x))),
                           [len(dims) - 1], "stablehlo.add")
     return build.reshape(picked, dims[:-1] + [1])
@@ -489,7 +483,7 @@ def _pairing(r, table, dims):
     rank, count = len(dims), dims[-2]
     partner = build.reshape(_at(table, [r, build.splat(0, _i32([]))], [1, count]), [count])
     column = dims[:-1] + [1]
-    first = build.compare(_positions(column, rank - 2), build.broadcast(partner, column, [rank - 2]), "LT", "SIGNED")
+    first = build.compare(build.positions(column, rank - 2), build.broadcast(partner, column, [rank - 2]), "LT", "SIGNED")
     return partner, first
 
 
@@ -537,7 +531,7 @@ def _off_diagonal_share(a):
     rank = len(dims)
     zero = build.splat(0, build.tensor([], build.element(a)))
     squares = _binary("multiply", a, a)
-    on_diagonal = build.compare(_positions(dims, rank - 2), _positions(dims, rank - 1), "EQ", "SIGNED")
+    on_diagonal = build.compare(build.positions(dims, rank - 2), build.positions(dims, rank - 1), "EQ", "SIGNED")
     off = build.reduce(_where(on_diagonal, build.splat(0, a.type), squares), zero, [rank - 2, rank - 1],
                        "stablehlo.add")
     total = build.reduce(squares, zero, [rank - 2, rank - 1], "stablehlo.add")
@@ -557,7 +551,7 @@ def _diagonal(a):
     """The diagonal of each matrix: [..., n]."""
     dims = build.shape(a)
     rank = len(dims)
-    on_diagonal = build.compare(_positions(dims, rank - 2), _positions(dims, rank - 1), "EQ", "SIGNED")
+    on_diagonal = build.compare(build.positions(dims, rank - 2), build.positions(dims, rank - 1), "EQ", "SIGNED")
     return build.reduce(_where(on_diagonal, a, build.splat(0, a.type)),
                         build.splat(0, build.tensor([], build.element(a))), [rank - 1], "stablehlo.add")
 
@@ -572,7 +566,7 @@ def _jacobi_sweeps(x, trip, share, eps: float):
     dims = build.shape(x)
     rank, count = len(dims), dims[-2]
     square = dims[:-2] + [count, count]
-    eye = build.convert(build.compare(_positions(square, rank - 2), _positions(square, rank - 1), "EQ", "SIGNED"),
+    eye = build.convert(build.compare(build.positions(square, rank - 2), build.positions(square, rank - 1), "EQ", "SIGNED"),
                         build.element(x))
     table = build.one("stablehlo.constant", _i32([count - 1, count]),
                       value=f"dense<{_round_robin(count).tolist()}> : tensor<{count - 1}x{count}xi32>")
@@ -621,7 +615,7 @@ def _sorted(values, rows: list, direction: str):
     their order), and each of `rows` ([..., n, m], a row per value) in that order."""
     dims = build.shape(values)
     rank = len(dims)
-    positions = _positions(dims, rank - 1)
+    positions = build.positions(dims, rank - 1)
     sort = ir.Operation.create("stablehlo.sort", results=[values.type, positions.type], operands=[values, positions],
                                attributes={"dimension": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), rank - 1),
                                            "is_stable": ir.BoolAttr.get(True)}, regions=1)

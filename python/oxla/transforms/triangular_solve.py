@@ -54,9 +54,7 @@ def _swap_matrix_dims(x):
 def _strict_triangle(a, lower: bool):
     """a with every entry outside its strict lower (or upper) triangle set to zero."""
     rank, dims = len(shape(a)), shape(a)
-    index = tensor(dims, _i32())
-    rows = one("stablehlo.iota", index, iota_dimension=ir.IntegerAttr.get(ir.IntegerType.get_signless(64), rank - 2))
-    cols = one("stablehlo.iota", index, iota_dimension=ir.IntegerAttr.get(ir.IntegerType.get_signless(64), rank - 1))
+    rows, cols = build.positions(dims, rank - 2), build.positions(dims, rank - 1)
     inside = one("stablehlo.compare", tensor(dims, ir.IntegerType.get_signless(1)), rows, cols,
                  comparison_direction=f"#stablehlo<comparison_direction {'GT' if lower else 'LT'}>")
     return one("stablehlo.select", a.type, inside, a, splat(0, a.type))
@@ -115,8 +113,7 @@ def _padded(a, rhs, rows: int):
     zero = splat(0, tensor([], element(a)))
     a = build.pad(a, zero, more + [(0, rows - n), (0, rows - n)])
     index = tensor(shape(a), _i32())
-    row = one("stablehlo.iota", index, iota_dimension=ir.IntegerAttr.get(ir.IntegerType.get_signless(64), rank - 2))
-    col = one("stablehlo.iota", index, iota_dimension=ir.IntegerAttr.get(ir.IntegerType.get_signless(64), rank - 1))
+    row, col = build.positions(shape(a), rank - 2), build.positions(shape(a), rank - 1)
     added = one("stablehlo.and", tensor(shape(a), ir.IntegerType.get_signless(1)),
                 build.compare(row, col, "EQ", "SIGNED"), build.compare(row, splat(n, index), "GE", "SIGNED"))
     a = one("stablehlo.select", a.type, added, splat(1, a.type), a)
@@ -158,8 +155,7 @@ def _blocked_substitution(a, rhs, lower: bool, unit: bool, size: int):
     batch, count, k = shape(a)[:-2], rows // size, shape(rhs)[-1]
     blocks = _diagonal_blocks(a, size)
     identity = one("stablehlo.select", blocks.type, build.compare(
-        *[one("stablehlo.iota", tensor(shape(blocks), _i32()), iota_dimension=ir.IntegerAttr.get(
-            ir.IntegerType.get_signless(64), len(batch) + d)) for d in (1, 2)], "EQ", "SIGNED"),
+        *[build.positions(shape(blocks), len(batch) + d) for d in (1, 2)], "EQ", "SIGNED"),
         splat(1, blocks.type), splat(0, blocks.type))
     inverses = _substitution(blocks, identity, lower, unit)
     zero = _i32_constant(0)
