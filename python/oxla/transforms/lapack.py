@@ -572,20 +572,20 @@ def _jacobi_sweeps(x, trip, share, eps: float):
                       value=f"dense<{_round_robin(count).tolist()}> : tensor<{count - 1}x{count}xi32>")
     scalar = build.tensor([], build.element(x))
 
-    def unfinished(sweep, x, w, before):
-        now = _largest(share(x))
+    def unfinished(sweep, x, w, before, shares):
+        now = _largest(shares)
         more = build.compare(sweep, build.splat(MAX_SWEEPS, sweep.type), "LT", "SIGNED")
         rough = build.compare(now, build.splat(eps * eps, scalar), "GT", "FLOAT")
         closer = build.compare(now, before, "LT", "FLOAT")
         return build.one("stablehlo.and", more.type, more, build.one("stablehlo.and", more.type, rough, closer))
 
-    def sweep(number, x, w, before):
-        now = _largest(share(x))
+    def sweep(number, x, w, before, shares):
         x, w = build.counted_loop(count - 1, [x, w], lambda r, x, w: trip(r, x, w, table))
-        return [_binary("add", number, build.splat(1, number.type)), x, w, now]
+        return [_binary("add", number, build.splat(1, number.type)), x, w, _largest(shares), share(x)]
 
-    _, x, w, _ = build.while_loop(unfinished, sweep, [build.splat(0, _i32([])), x, eye, build.splat(2, scalar)])
-    converged = build.compare(share(x), build.splat(eps, build.tensor(dims[:-2], build.element(x))), "LE", "FLOAT")
+    start = [build.splat(0, _i32([])), x, eye, build.splat(2, scalar), share(x)]
+    _, x, w, _, shares = build.while_loop(unfinished, sweep, start)
+    converged = build.compare(shares, build.splat(eps, shares.type), "LE", "FLOAT")
     return x, w, converged
 
 

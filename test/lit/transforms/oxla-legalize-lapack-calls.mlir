@@ -90,7 +90,7 @@ func.func @qr(%a: tensor<5x3xf32>) -> tensor<5x3xf32> {
 // CHECK:         %[[WIDE:.*]] = stablehlo.convert %{{.*}} : (tensor<3x3xf32>) -> tensor<3x3xf64>
 // CHECK:         %[[PADDED:.*]] = stablehlo.pad %[[WIDE]], %{{.*}}, low = [0, 0], high = [1, 1]
 // CHECK:         stablehlo.constant dense<{{\[\[}}3, 2, 1, 0], [2, 3, 0, 1], [1, 0, 3, 2]]> : tensor<3x4xi32>
-// CHECK:         %[[SWEEPS:.*]]:4 = stablehlo.while(%{{.*}} = %{{.*}}, %{{.*}} = %[[PADDED]], %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) : tensor<i32>, tensor<4x4xf64>, tensor<4x4xf64>, tensor<f64>
+// CHECK:         %[[SWEEPS:.*]]:5 = stablehlo.while(%{{.*}} = %{{.*}}, %{{.*}} = %[[PADDED]], %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) : tensor<i32>, tensor<4x4xf64>, tensor<4x4xf64>, tensor<f64>, tensor<f64>
 // CHECK:         cond {
 // CHECK:           stablehlo.constant dense<16> : tensor<i32>
 // CHECK:         } do {
@@ -108,15 +108,16 @@ func.func @eigh(%a: tensor<3x3xf32>) -> (tensor<3x3xf32>, tensor<3xf32>, tensor<
 // -----
 
 // Singular values by one-sided Jacobi rotations of the rows of a^T (a is
-// tall) in f64: each round rotates a row with its partner by their norms and
-// dot product; the norms sorted descending are the values, the vectors
+// tall) in f64 (the rows' Gram matrix measures how far they are from
+// orthogonal, before the sweeps and after each): each round rotates a row
+// with its partner by their norms and dot product; the norms sorted descending are the values, the vectors
 // completed by a Householder QR (a loop of a reflector a column, then Q).
 // CHECK-LABEL: func.func @svd
 // CHECK:         %[[T:.*]] = stablehlo.transpose %arg0, dims = [1, 0] : (tensor<4x3xf32>) -> tensor<3x4xf32>
 // CHECK:         %[[X:.*]] = stablehlo.convert %[[T]] : (tensor<3x4xf32>) -> tensor<3x4xf64>
 // CHECK:         %[[PADDED:.*]] = stablehlo.pad %[[X]], %{{.*}}, low = [0, 0], high = [1, 0]
-// CHECK:         stablehlo.while(%{{.*}} = %{{.*}}, %{{.*}} = %[[PADDED]], %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) : tensor<i32>, tensor<4x4xf64>, tensor<4x4xf64>, tensor<f64>
-// CHECK:           stablehlo.dot_general
+// CHECK:         stablehlo.dot_general %[[PADDED]], %[[PADDED]]
+// CHECK:         stablehlo.while(%{{.*}} = %{{.*}}, %{{.*}} = %[[PADDED]], %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) : tensor<i32>, tensor<4x4xf64>, tensor<4x4xf64>, tensor<f64>, tensor<f64>
 // CHECK:         } do {
 // CHECK:           stablehlo.while
 // CHECK:             "stablehlo.gather"
