@@ -96,9 +96,10 @@ def dimension_numbers(attr) -> dict[str, list[int] | int]:
     return fields
 
 
-def positions(dims: list[int], dim: int):
-    """Each element's index along `dim` of an i32 tensor of `dims` (stablehlo.iota)."""
-    return one("stablehlo.iota", tensor(dims, ir.IntegerType.get_signless(32)),
+def positions(dims: list[int], dim: int, element=None):
+    """Each element's index along `dim` of a tensor of `dims` (stablehlo.iota), of `element` (i32 unless
+    given)."""
+    return one("stablehlo.iota", tensor(dims, element or ir.IntegerType.get_signless(32)),
                iota_dimension=ir.IntegerAttr.get(ir.IntegerType.get_signless(64), dim))
 
 

@@ -26,7 +26,7 @@ import math
 
 from oxla import ir
 from oxla.dialects.stablehlo_build import (
-    element, i64_array, i64s, one, pad, padding_of, replace, shape, slice_to, splat, tensor,
+    element, i64_array, i64s, one, pad, padding_of, positions, replace, shape, slice_to, splat, tensor,
 )
 from oxla.transforms.registry import RewritePass, register_pass
 
@@ -38,7 +38,7 @@ def _index_type(size: int):
 
 def _flat_iota(dims: list[int], index):
     """The row-major flat index of every element of a tensor of shape `dims`."""
-    flat = one("stablehlo.iota", tensor([math.prod(dims)], index), iota_dimension="0 : i64")
+    flat = positions([math.prod(dims)], 0, index)
     return one("stablehlo.reshape", tensor(dims, index), flat)
 
 

@@ -209,8 +209,7 @@ def stabilized(op) -> list:
     operands = list(op.operands)
     held = next((i for i, v in enumerate(operands) if _is_position(v, dim)), None)
     if held is None:
-        operands.append(build.one("stablehlo.iota", _i32(dims),
-                                  iota_dimension=ir.IntegerAttr.get(ir.IntegerType.get_signless(64), dim)))
+        operands.append(build.positions(dims, dim))
     sort = ir.Operation.create("stablehlo.sort", results=[v.type for v in operands], operands=operands,
                                attributes=build.attributes(op), regions=1)
     scalars = [build.tensor([], build.element(v)) for v in operands]
@@ -272,8 +271,7 @@ def _round(region, state: list, table, dim: int, length: int) -> list:
     dims = build.shape(values[0])
     distance = build.broadcast(_scalar_of(table, counter, 0), dims, [])
     mirror = build.broadcast(_scalar_of(table, counter, 1), dims, [])
-    position = build.one("stablehlo.iota", _i32(dims), iota_dimension=ir.IntegerAttr.get(
-        ir.IntegerType.get_signless(64), dim))
+    position = build.positions(dims, dim)
     one = build.splat(1, _i32(dims))
     span = build.one("stablehlo.subtract", _i32(dims), build.one("stablehlo.add", _i32(dims), distance, distance), one)
     mirrored = build.compare(mirror, build.splat(0, _i32(dims)), "NE", "SIGNED")
@@ -302,8 +300,7 @@ def sort_network(op) -> list:
     for value in list(op.operands)[:-1] if carried else op.operands:
         fill = build.splat(0, build.tensor([], build.element(value)))
         values.append(build.pad(value, fill, [(0, padded - length if d == dim else 0) for d in range(len(dims))]))
-    values.append(build.one("stablehlo.iota", _i32(wide),
-                            iota_dimension=ir.IntegerAttr.get(ir.IntegerType.get_signless(64), dim)))
+    values.append(build.positions(wide, dim))
     rounds = _rounds(padded)
     state = [build.splat(0, _i32([]))] + values
     types = [v.type for v in state]
