@@ -56,17 +56,22 @@ INPUT_LEGALIZATION = f"builtin.module({','.join(INPUT_LEGALIZATION_PASSES)})"
 OPTIMIZATION = "builtin.module(oxla-hlo-opt)"
 
 
+# Input-legalization options that depend on the target, as (pass, option, whether `target` needs it): top_k
+# and fft without 64-bit integers where the device code has none, every fft oxla's where IREE's own lowering
+# is wrong.
+_TARGET_OPTIONS = (
+    ("oxla-legalize-top-k", "distinct-keys=false", lambda target: not target.wide_integers),
+    ("oxla-legalize-fft", "i64-words=false", lambda target: not target.wide_integers),
+    ("oxla-legalize-fft", "iree-forms=true", lambda target: not target.iree_fft),
+)
+
+
 def input_legalization(target: Target) -> str:
-    """INPUT_LEGALIZATION for `target`: top_k and fft without 64-bit integers where its device code has none,
-    and every fft oxla's where IREE's own lowering is wrong."""
-    fft = [] if target.wide_integers else ["i64-words=false"]
-    fft += [] if target.iree_fft else ["iree-forms=true"]
-    pipeline = INPUT_LEGALIZATION
-    if not target.wide_integers:
-        pipeline = pipeline.replace("oxla-legalize-top-k", "oxla-legalize-top-k{distinct-keys=false}")
-    if fft:
-        pipeline = pipeline.replace("oxla-legalize-fft", f"oxla-legalize-fft{{{' '.join(fft)}}}")
-    return pipeline
+    """INPUT_LEGALIZATION for `target`, each pass with the options of _TARGET_OPTIONS that `target` needs."""
+    def spelled(name: str) -> str:
+        options = [option for owner, option, needed in _TARGET_OPTIONS if owner == name and needed(target)]
+        return f"{name}{{{' '.join(options)}}}" if options else name
+    return f"builtin.module({','.join(spelled(name) for name in INPUT_LEGALIZATION_PASSES)})"
 
 
 # Flags that name the target: oxla sets the target through the module (see
