@@ -9,6 +9,7 @@ Exits non-zero when any test fails or when a suite ran no test at all.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
@@ -21,8 +22,11 @@ def suites() -> list[tuple[str, list[str]]]:
     bin_dir = os.path.dirname(sys.executable)
     lit = os.path.join(bin_dir, "lit")
     jobs = str(min(2, os.cpu_count() or 1))
+    # pytest-xdist (in the test extras) spreads the tests over the cores: most of a test's time is a
+    # single-threaded compile or Python work.
+    spread = ["-n", jobs] if importlib.util.find_spec("xdist") and jobs != "1" else []
     return [
-        ("pytest", [sys.executable, "-m", "pytest", "-q", "test/python"]),
+        ("pytest", [sys.executable, "-m", "pytest", "-q", *spread, "test/python"]),
         ("lit", [lit if os.path.exists(lit) else "lit", "-sv", "-j", jobs, "test/lit"]),
     ]
 
