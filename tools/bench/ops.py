@@ -339,6 +339,17 @@ def _linalg(name: str, **options):
     return call
 
 
+def _solve_lower(a, b):
+    """jax.scipy.linalg.solve_triangular of a lower triangular system (LAPACK's trsm on CPU)."""
+    import jax.scipy.linalg
+    return jax.scipy.linalg.solve_triangular(a, b, lower=True)
+
+
+def _lower_triangular(seed: int, n: int) -> np.ndarray:
+    """A lower triangular f32[n, n] with a dominant diagonal: well conditioned."""
+    return (np.tril(_normal(seed, n, n)) / np.float32(np.sqrt(n)) + 2 * np.eye(n, dtype=np.float32)).astype(np.float32)
+
+
 def _symmetric(seed: int, *shape) -> np.ndarray:
     """a + a^T for a standard normal a."""
     a = _normal(seed, *shape)
@@ -469,6 +480,8 @@ OPS = {
               lambda: [_normal(110, 256, 256), _normal(111, 256, 8)], 1e-3),
     "solve_batched": ("jnp.linalg.solve of 4096 systems f32[4,4], one right-hand side each", lambda: _linalg("solve"),
                       lambda: [_normal(112, 4096, 4, 4), _normal(113, 4096, 4, 1)], 1e-3),
+    "solve_triangular": ("jax.scipy.linalg.solve_triangular of f32[256,256], lower, for 8 right-hand sides",
+                         lambda: _solve_lower, lambda: [_lower_triangular(119, 256), _normal(120, 256, 8)], 1e-4),
     "cholesky": ("jnp.linalg.cholesky of f32[256,256], positive definite", lambda: _linalg("cholesky"),
                  lambda: [_positive_definite(114, 256, 256)], 1e-4),
     "qr": ("jnp.linalg.qr of f32[256,128]", lambda: _linalg("qr"), lambda: [_normal(115, 256, 128)], 1e-4),
