@@ -136,6 +136,34 @@ def test_getrf_on_a_singular_matrix_reports_the_zero_pivot_and_goes_on():
     assert ipiv.tolist() == want_ipiv.tolist() and int(info) == want_info == 3
 
 
+@pytest.mark.parametrize("dtype, shape, zero_column", [(np.float64, (128, 128), None), (np.float64, (150, 150), 7),
+                                                       (np.complex64, (2, 130, 130), None), (np.float32, (160, 160), 140)],
+                         ids=["f64-two-panels", "f64-tail-singular", "c64-batched-tail", "f32-singular-in-last-panel"])
+def test_square_getrf_by_panels_pivots_and_factors_as_lapack(dtype, shape, zero_column):
+    from oxla.transforms.lapack import BLOCKED_LU, LU_PANEL
+
+    a = _random(shape, dtype, seed=3)
+    if zero_column is not None:
+        a[..., zero_column] = 0  # info = zero_column + 1, and the factorization goes on
+    n = shape[-1]
+    batch = list(shape[:-2])
+    element = _MLIR[dtype]
+    src = _call("getrf", dtype, [(shape, element)], [(shape, element), (batch + [n], "i32"), (batch, "i32")])
+    module = ir.parse(src)
+    transforms.run(module, PASS)
+    loops = [op for op in ir.ops(module) if op.name == "stablehlo.while"]
+    # the loop over the panels, the loop over a panel's columns in it, and the last panel's loop where n % 32
+    assert n >= BLOCKED_LU and len(loops) == (3 if n % LU_PANEL else 2)
+    # several threads (local-task) as well as one: the panels' loops must not race each other
+    for device in ("local-sync", "local-task"):
+        lu, ipiv, info = [np.asarray(r) for r in runtime.load(compile(src), device).main(a)]
+        for index in np.ndindex(*batch):
+            want_lu, want_ipiv, want_info = _getf2(a[index])
+            np.testing.assert_allclose(lu[index], want_lu, rtol=_tolerance(dtype) * 100,
+                                       atol=_tolerance(dtype) * 100 * np.abs(want_lu).max())
+            assert ipiv[index].tolist() == want_ipiv.tolist() and int(info[index]) == want_info
+
+
 def _geqrf_then_orgqr(shape, dtype) -> str:
     """geqrf of `shape`, then orgqr (ungqr) of its first min(m, n) columns: (reflectors, tau, Q)."""
     m, n = shape[-2:]
@@ -423,3 +451,15 @@ def test_the_jacobi_routines_run_on_vulkan_where_f64_is_f32():
     np.testing.assert_allclose(singular, np.linalg.svd(a, compute_uv=False), rtol=1e-5)
     np.testing.assert_allclose((u * singular) @ vt, a, atol=1e-5)
     assert not np.any(info)
+
+
+def test_getrf_by_panels_runs_on_vulkan():
+    if not any(d.name == "vulkan" and d.available for d in runtime.devices()):
+        pytest.skip("no vulkan device on this machine")
+    a = _random((140, 140), np.float32, 25)
+    a[:, 7] = 0
+    src = _call("getrf", np.float32, [((140, 140), "f32")], [((140, 140), "f32"), ((140,), "i32"), ((), "i32")])
+    lu, ipiv, info = (np.asarray(r) for r in runtime.load(compile(src, target="vulkan-spirv"), device="vulkan").main(a))
+    want_lu, want_ipiv, want_info = _getf2(a)
+    np.testing.assert_allclose(lu, want_lu, rtol=2e-3, atol=2e-3 * np.abs(want_lu).max())
+    assert ipiv.tolist() == want_ipiv.tolist() and int(info) == want_info == 8

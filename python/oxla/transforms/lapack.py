@@ -10,7 +10,9 @@ implements. `ROUTINES` says what each routine this pass takes becomes:
   and orgqr/ungqr (Q from geqrf's reflectors): a stablehlo.while that
   handles one column (or reflector) a trip, on the whole matrix at once with
   masks, the way LAPACK's unblocked routines (potf2, getf2, geqr2, org2r)
-  order the work;
+  order the work; square LUs of BLOCKED_LU columns or more by panels, as
+  getrf does (_panel: the trips over a panel's columns only, the trailing
+  matrix by one product a panel);
 - syevd (real symmetric eigenvalues and vectors): cyclic Jacobi rotations,
   every pair of rows once a sweep in rounds of disjoint pairs, each round
   element-wise over the whole matrix (LAPACK reduces to tridiagonal form
@@ -98,19 +100,22 @@ def _row(x, j):
     return _at(x, [zero] * (len(dims) - 2) + [j, zero], dims[:-2] + [1, dims[-1]])
 
 
-def _row_of_each(x, index):
-    """Row index[b] of each batched matrix x[b] ([..., m, n], index [...] i32): [..., 1, n]. A gather of whole
-    rows, which IREE reads as vectors; a dynamic_slice at a computed row would have the host read the
+def _rows_of_each(x, index):
+    """Rows index[b, i] of each batched matrix x[b] ([..., m, n], index [..., r] i32): [..., r, n]. A gather of
+    whole rows, which IREE reads as vectors; a dynamic_slice at a computed row would have the host read the
     index back from the device before going on."""
-    dims = build.shape(x)
+    dims, count = build.shape(x), build.shape(index)[-1]
     batch = list(range(len(dims) - 2))
-    numbers = (f"#stablehlo.gather<offset_dims = [{len(batch)}], collapsed_slice_dims = [{len(dims) - 2}], "
+    numbers = (f"#stablehlo.gather<offset_dims = [{len(batch) + 1}], collapsed_slice_dims = [{len(dims) - 2}], "
                f"operand_batching_dims = {batch}, start_indices_batching_dims = {batch}, "
-               f"start_index_map = [{len(dims) - 2}], index_vector_dim = {len(batch)}>")
-    rows = build.one("stablehlo.gather", build.tensor(dims[:-2] + [dims[-1]], build.element(x)), x,
-                     build.reshape(index, dims[:-2] + [1]), dimension_numbers=numbers,
-                     slice_sizes=build.i64_array([1] * len(batch) + [1, dims[-1]]))
-    return build.reshape(rows, dims[:-2] + [1, dims[-1]])
+               f"start_index_map = [{len(dims) - 2}], index_vector_dim = {len(batch) + 1}>")
+    return build.one("stablehlo.gather", build.tensor(dims[:-2] + [count, dims[-1]], build.element(x)), x, index,
+                     dimension_numbers=numbers, slice_sizes=build.i64_array([1] * len(batch) + [1, dims[-1]]))
+
+
+def _row_of_each(x, index):
+    """Row index[b] of each batched matrix x[b] ([..., m, n], index [...] i32): [..., 1, n]."""
+    return _rows_of_each(x, build.reshape(index, build.shape(index) + [1]))
 
 
 def _put_column(x, column, j):
@@ -271,50 +276,168 @@ def _pivot(column, j, rows):
                         [rank - 2, rank - 1], "stablehlo.minimum")
 
 
-def getrf(op, config: dict) -> list:
-    """(L\\U, 1-based pivots, info) of LU with partial pivoting, one column a trip: the largest entry at
-    or below the diagonal (the first of equals) swapped to the diagonal, the column below scaled by its
-    reciprocal as getf2 does (left as it is where it is zero: info), the trailing block less the rank-one
-    product."""
-    a = op.operands[0]
+# Square LUs of at least BLOCKED_LU columns go by panels of LU_PANEL columns (_blocked_lu).
+BLOCKED_LU = 128
+LU_PANEL = 32
+
+
+def _eliminate(lu, row, col, rows, cols, column_rows):
+    """One step of getf2 on the batched matrices `lu` at (row, col) (0-d i32): the largest entry of column
+    `col` at or below `row` (the first of equals) swapped to `row`, the column below scaled by its reciprocal
+    (left as it is where it is zero), the block below and right of it less the rank-one product.
+    `rows`, `cols`, `column_rows`: lu's row and column positions and a column's. (lu, pivot row [...] i32);
+    the pivot stays on the diagonal, where _getrf_results finds a zero one."""
+    dims = build.shape(lu)
+    rank, n, batch = len(dims), dims[-1], dims[:-2]
+    column = _column(lu, col)
+    pivot = _pivot(column, row, column_rows)
+    pivot_row = _row_of_each(lu, pivot)
+    own_row = _row(lu, row)
+    zero = build.splat(0, _i32([]))
+    diagonal = _at(pivot_row, [zero] * (rank - 1) + [col], batch + [1, 1])
+    own_entry = _at(own_row, [zero] * (rank - 1) + [col], batch + [1, 1])
+    column_at_row = build.compare(column_rows, _spread(row, build.shape(column_rows)), "EQ", "SIGNED")
+    column_at_pivot = build.compare(column_rows, build.broadcast(pivot, build.shape(column_rows),
+                                                                 list(range(rank - 2))), "EQ", "SIGNED")
+    swapped = _where(column_at_row, _stretch(diagonal, build.shape(column)),
+                     _where(column_at_pivot, _stretch(own_entry, build.shape(column)), column))
+    singular = build.compare(diagonal, build.splat(0, diagonal.type), "EQ", "FLOAT")
+    column_below = build.compare(column_rows, _spread(row, build.shape(column_rows)), "GT", "SIGNED")
+    reciprocal = _binary("divide", build.splat(1, diagonal.type), diagonal)
+    multipliers = _where(column_below, _where(_stretch(singular, build.shape(column)), swapped, _binary(
+        "multiply", swapped, _stretch(reciprocal, build.shape(column)))), swapped)
+    right_of_col = build.compare(build.positions(batch + [1, n], rank - 1), _spread(col, batch + [1, n]),
+                                 "GT", "SIGNED")
+    trailing_row = _where(right_of_col, pivot_row, build.splat(0, pivot_row.type))
+    at_row = build.compare(rows, _spread(row, dims), "EQ", "SIGNED")
+    at_pivot = build.compare(rows, build.broadcast(pivot, dims, list(range(rank - 2))), "EQ", "SIGNED")
+    lu = _where(at_row, _stretch(pivot_row, dims), _where(at_pivot, _stretch(own_row, dims), lu))
+    trailing = _both(build.compare(rows, _spread(row, dims), "GT", "SIGNED"),
+                     build.compare(cols, _spread(col, dims), "GT", "SIGNED"))
+    update = _binary("multiply", _stretch(multipliers, dims), _stretch(trailing_row, dims))
+    # The column by a select rather than a dynamic_update_slice: IREE makes one dispatch of both.
+    at_col = build.compare(cols, _spread(col, dims), "EQ", "SIGNED")
+    return _where(at_col, _stretch(multipliers, dims), _where(trailing, _binary("subtract", lu, update), lu)), pivot
+
+
+def _getrf_results(lu, pivots):
+    """getrf's results from the factors and the 0-based pivot rows: the pivots 1-based, and info, the first
+    zero pivot (1-based) or 0. getf2 leaves each pivot on the diagonal, so info is read from there once
+    rather than kept by every step."""
+    dims = build.shape(lu)
+    rank = len(dims)
+    rows, cols = build.positions(dims, rank - 2), build.positions(dims, rank - 1)
+    zero_pivot = _both(build.compare(rows, cols, "EQ", "SIGNED"),
+                       build.compare(lu, build.splat(0, lu.type), "EQ", "FLOAT"))
+    none = min(dims[-2:]) + 1
+    one_based = _where(zero_pivot, _binary("add", rows, build.splat(1, rows.type)), build.splat(none, rows.type))
+    first = build.reduce(one_based, build.splat(none, _i32([])), [rank - 2, rank - 1], "stablehlo.minimum")
+    found = build.compare(first, build.splat(none, first.type), "NE", "SIGNED")
+    info = _where(found, first, build.splat(0, first.type))
+    return [lu, _binary("add", pivots, build.splat(1, pivots.type)), info]
+
+
+def _unblocked_lu(a):
+    """getrf's results for a ([..., m, n]) by getf2's steps, one column a trip over the whole matrix."""
     dims = build.shape(a)
-    rank, m, n = len(dims), dims[-2], dims[-1]
-    batch, count = dims[:-2], min(m, n)
+    rank, m, batch = len(dims), dims[-2], dims[:-2]
     rows, cols = build.positions(dims, rank - 2), build.positions(dims, rank - 1)
     column_rows = build.positions(batch + [m, 1], rank - 2)
 
-    def step(j, lu, pivots, info):
-        column = _column(lu, j)
-        pivot = _pivot(column, j, column_rows)
-        pivot_row = _row_of_each(lu, pivot)
-        own_row = _row(lu, j)
-        zero = build.splat(0, _i32([]))
-        diagonal = _at(pivot_row, [zero] * (rank - 1) + [j], batch + [1, 1])
-        own_entry = _at(own_row, [zero] * (rank - 1) + [j], batch + [1, 1])
-        column_at_j = build.compare(column_rows, _spread(j, build.shape(column_rows)), "EQ", "SIGNED")
-        column_at_pivot = build.compare(column_rows, build.broadcast(pivot, build.shape(column_rows),
-                                                                     list(range(rank - 2))), "EQ", "SIGNED")
-        swapped = _where(column_at_j, _stretch(diagonal, build.shape(column)),
-                         _where(column_at_pivot, _stretch(own_entry, build.shape(column)), column))
-        singular = build.compare(diagonal, build.splat(0, diagonal.type), "EQ", "FLOAT")
-        column_below = build.compare(column_rows, _spread(j, build.shape(column_rows)), "GT", "SIGNED")
-        reciprocal = _binary("divide", build.splat(1, diagonal.type), diagonal)
-        multipliers = _where(column_below, _where(_stretch(singular, build.shape(column)), swapped, _binary(
-            "multiply", swapped, _stretch(reciprocal, build.shape(column)))), swapped)
-        right_of_j = build.compare(build.positions(batch + [1, n], rank - 1), _spread(j, batch + [1, n]), "GT", "SIGNED")
-        trailing_row = _where(right_of_j, pivot_row, build.splat(0, pivot_row.type))
-        at_j = build.compare(rows, _spread(j, dims), "EQ", "SIGNED")
-        at_pivot = build.compare(rows, build.broadcast(pivot, dims, list(range(rank - 2))), "EQ", "SIGNED")
-        lu = _where(at_j, _stretch(pivot_row, dims), _where(at_pivot, _stretch(own_row, dims), lu))
-        trailing = _both(build.compare(rows, _spread(j, dims), "GT", "SIGNED"),
-                         build.compare(cols, _spread(j, dims), "GT", "SIGNED"))
-        update = _binary("multiply", _stretch(multipliers, dims), _stretch(trailing_row, dims))
-        lu = _put_column(_where(trailing, _binary("subtract", lu, update), lu), multipliers, j)
-        one_based = _binary("add", pivot, build.splat(1, pivot.type))
-        return [lu, _put_entry(pivots, one_based, j), _first_failure(info, _scalars(singular), j)]
+    def step(j, lu, pivots):
+        lu, pivot = _eliminate(lu, j, j, rows, cols, column_rows)
+        return [lu, _put_entry(pivots, pivot, j)]
 
-    carried = [a, build.splat(0, _i32(batch + [count])), build.splat(0, _i32(batch))]
-    return build.counted_loop(count, carried, step)
+    count = min(dims[-2:])
+    return _getrf_results(*build.counted_loop(count, [a, build.splat(0, _i32(batch + [count]))], step))
+
+
+def _exchanged(order, row, pivot):
+    """order ([..., m] i32) with its entries `row` (0-d) and `pivot` ([...]) exchanged."""
+    dims = build.shape(order)
+    rank = len(dims)
+    places = build.positions(dims, rank - 1)
+    at_row = build.compare(places, _spread(row, dims), "EQ", "SIGNED")
+    at_pivot = build.compare(places, build.broadcast(pivot, dims, list(range(rank - 1))), "EQ", "SIGNED")
+    zero = build.splat(0, _i32([]))
+    of_row = build.broadcast(_at(order, [zero] * (rank - 1) + [row], dims[:-1] + [1]), dims, list(range(rank)))
+    of_pivot = build.reduce(_where(at_pivot, order, build.splat(0, order.type)), zero, [rank - 1], "stablehlo.add")
+    return _where(at_row, build.broadcast(of_pivot, dims, list(range(rank - 1))), _where(at_pivot, of_row, order))
+
+
+def _panel(lu, pivots, first, width: int):
+    """getrf's work on the panel of `width` columns from column `first` (0-d i32) of the square batched
+    matrices lu ([..., n, n]), the columns before it factored: (lu, 0-based pivots) after it.
+
+    A trip of the panel's loop takes getf2's step on the panel alone ([..., n, width] rather than the whole
+    matrix) and makes the same row of U right of the panel: the pivot row as the panel started (the rows'
+    exchanges are only recorded) less the products of its multipliers with the rows of U made before it.
+    After the loop the exchanges are applied to the whole matrix at once, the panel and its rows of U
+    written back, and the trailing matrix less the product of the panel below by those rows (one matmul)."""
+    dims = build.shape(lu)
+    rank, n, batch = len(dims), dims[-1], dims[:-2]
+    panel_dims, block_dims = batch + [n, width], batch + [width, n]
+    panel_rows, panel_cols = build.positions(panel_dims, rank - 2), build.positions(panel_dims, rank - 1)
+    column_rows = build.positions(batch + [n, 1], rank - 2)
+    zero = build.splat(0, _i32([]))
+    heads = [zero] * (rank - 2)
+    earlier = build.positions(batch + [1, width], rank - 1)
+
+    def trip(j, panel, order, block, pivots, lu, first):
+        row = _binary("add", first, j)
+        panel, pivot = _eliminate(panel, row, j, panel_rows, panel_cols, column_rows)
+        order = _exchanged(order, row, pivot)
+        source = build.reshape(_at(order, heads + [row], batch + [1]), batch)
+        multipliers = _where(build.compare(earlier, _spread(j, batch + [1, width]), "LT", "SIGNED"),
+                             _row(panel, row), build.splat(0, build.tensor(batch + [1, width], build.element(panel))))
+        made = _binary("subtract", _row_of_each(lu, source), _product(multipliers, block, rank - 1, rank - 2))
+        block = build.one("stablehlo.dynamic_update_slice", block.type, block, made, *heads, j, zero)
+        return [panel, order, block, _put_entry(pivots, pivot, row), lu, first]
+
+    started = [_at(lu, heads + [zero, first], panel_dims), build.positions(batch + [n], rank - 2),
+               build.splat(0, build.tensor(block_dims, build.element(lu))), pivots, lu, first]
+    panel, order, block, pivots, _, _ = build.counted_loop(width, started, trip)
+    after = _binary("add", first, build.splat(width, first.type))
+    lu = _rows_of_each(lu, order)
+    right = build.compare(build.positions(block_dims, rank - 1), _spread(after, block_dims), "GE", "SIGNED")
+    lu = build.one("stablehlo.dynamic_update_slice", lu.type, lu,
+                   _where(right, block, _at(lu, heads + [first, zero], block_dims)), *heads, first, zero)
+    lu = build.one("stablehlo.dynamic_update_slice", lu.type, lu, panel, *heads, zero, first)
+    below = build.compare(panel_rows, _spread(after, panel_dims), "GE", "SIGNED")
+    update = _product(_where(below, panel, build.splat(0, panel.type)),
+                      _where(right, block, build.splat(0, block.type)), rank - 1, rank - 2)
+    rows, cols = build.positions(dims, rank - 2), build.positions(dims, rank - 1)
+    trailing = _both(build.compare(rows, _spread(after, dims), "GE", "SIGNED"),
+                     build.compare(cols, _spread(after, dims), "GE", "SIGNED"))
+    return [_where(trailing, _binary("subtract", lu, update), lu), pivots]
+
+
+def _blocked_lu(a, width: int):
+    """getrf's results for the square a ([..., n, n]) by panels of `width` columns (LAPACK's getrf orders
+    the work so), a trip of a loop each, then the last n % width columns as one narrower panel."""
+    dims = build.shape(a)
+    n, batch = dims[-1], dims[:-2]
+
+    def step(p, lu, pivots):
+        return _panel(lu, pivots, _binary("multiply", p, build.splat(width, p.type)), width)
+
+    lu, pivots = build.counted_loop(n // width, [a, build.splat(0, _i32(batch + [n]))], step)
+    rest = n % width
+    if rest:
+        lu, pivots = _panel(lu, pivots, build.splat(n - rest, _i32([])), rest)
+    return _getrf_results(lu, pivots)
+
+
+def getrf(op, config: dict) -> list:
+    """(L\\U, 1-based pivots, info) of LU with partial pivoting: getf2's steps (the largest entry at or
+    below the diagonal, the first of equals, swapped to the diagonal; the column below scaled by its
+    reciprocal, left as it is where it is zero: info; the trailing block less the rank-one product), by
+    panels for square matrices of BLOCKED_LU columns or more, else a column a trip over the whole matrix."""
+    a = op.operands[0]
+    dims = build.shape(a)
+    if dims[-2] != dims[-1] or dims[-1] < BLOCKED_LU:
+        return _unblocked_lu(a)
+    return _blocked_lu(a, LU_PANEL)
 
 
 def _reflector(column, j, rows):

@@ -5,24 +5,57 @@
 // three columns; each trip finds the largest entry at or below the diagonal
 // (a maximum, then the first row holding it), gathers that row of each
 // matrix, swaps it with the diagonal's, and updates the trailing block by
-// the multipliers; the pivots are 1-based, info counts from 1.
+// the multipliers, written with the column in one select. After the loop
+// the pivots become 1-based and info is the first zero on the diagonal
+// (1-based, or 0).
 // CHECK-LABEL: func.func @getrf
-// CHECK:         %[[LOOP:.*]]:4 = stablehlo.while(%[[J:.*]] = %{{.*}}, %[[LU:.*]] = %arg0, %[[PIV:.*]] = %{{.*}}, %[[INFO:.*]] = %{{.*}})
+// CHECK:         %[[LOOP:.*]]:3 = stablehlo.while(%[[J:.*]] = %{{.*}}, %[[LU:.*]] = %arg0, %[[PIV:.*]] = %{{.*}})
 // CHECK:           stablehlo.constant dense<3> : tensor<i32>
 // CHECK:         } do {
 // CHECK:           %[[COLUMN:.*]] = stablehlo.dynamic_slice %[[LU]], %{{.*}}, %{{.*}}, %[[J]], sizes = [2, 4, 1]
 // CHECK:           %[[SIZE:.*]] = stablehlo.abs %[[COLUMN]]
 // CHECK:           stablehlo.reduce(%{{.*}} init: %{{.*}}) applies stablehlo.maximum across dimensions = [1]
 // CHECK:           %[[PIVOT:.*]] = stablehlo.reduce(%{{.*}} init: %{{.*}}) applies stablehlo.minimum across dimensions = [1, 2] : (tensor<2x4x1xi32>, tensor<i32>) -> tensor<2xi32>
-// CHECK:           "stablehlo.gather"(%[[LU]], %{{.*}}) <{dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [1], operand_batching_dims = [0], start_indices_batching_dims = [0], start_index_map = [1], index_vector_dim = 1>, slice_sizes = array<i64: 1, 1, 3>}>
+// CHECK:           "stablehlo.gather"(%[[LU]], %{{.*}}) <{dimension_numbers = #stablehlo.gather<offset_dims = [2], collapsed_slice_dims = [1], operand_batching_dims = [0], start_indices_batching_dims = [0], start_index_map = [1], index_vector_dim = 2>, slice_sizes = array<i64: 1, 1, 3>}>
 // CHECK:           stablehlo.divide
 // CHECK:           %[[UPDATED:.*]] = stablehlo.subtract
-// CHECK:           stablehlo.dynamic_update_slice %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[J]] : (tensor<2x4x3xf32>, tensor<2x4x1xf32>
-// CHECK:           stablehlo.add %[[PIVOT]], %{{.*}} : tensor<2xi32>
-// CHECK:         return %[[LOOP]]#1, %[[LOOP]]#2, %[[LOOP]]#3
+// CHECK:           %[[KEPT:.*]] = stablehlo.select %{{.*}}, %[[UPDATED]], %{{.*}}
+// CHECK:           stablehlo.select %{{.*}}, %{{.*}}, %[[KEPT]] : tensor<2x4x3xi1>, tensor<2x4x3xf32>
+// CHECK:           %[[AT:.*]] = stablehlo.reshape %[[PIVOT]] : (tensor<2xi32>) -> tensor<2x1xi32>
+// CHECK:           stablehlo.dynamic_update_slice %[[PIV]], %[[AT]], %{{.*}}, %[[J]]
+// CHECK:         %[[ZERO:.*]] = stablehlo.compare EQ, %[[LOOP]]#1, %{{.*}}, FLOAT
+// CHECK:         %[[FIRST:.*]] = stablehlo.reduce(%{{.*}} init: %{{.*}}) applies stablehlo.minimum across dimensions = [1, 2]
+// CHECK:         %[[INFO:.*]] = stablehlo.select %{{.*}}, %[[FIRST]], %{{.*}} : tensor<2xi1>, tensor<2xi32>
+// CHECK:         %[[ONE_BASED:.*]] = stablehlo.add %[[LOOP]]#2, %{{.*}} : tensor<2x3xi32>
+// CHECK:         return %[[LOOP]]#1, %[[ONE_BASED]], %[[INFO]]
 func.func @getrf(%a: tensor<2x4x3xf32>) -> (tensor<2x4x3xf32>, tensor<2x3xi32>, tensor<2xi32>) {
   %r:3 = stablehlo.custom_call @lapack_sgetrf_ffi(%a) {mhlo.backend_config = {}, mhlo.frontend_attributes = {num_batch_dims = "1"}} : (tensor<2x4x3xf32>) -> (tensor<2x4x3xf32>, tensor<2x3xi32>, tensor<2xi32>)
   return %r#0, %r#1, %r#2 : tensor<2x4x3xf32>, tensor<2x3xi32>, tensor<2xi32>
+}
+
+// -----
+
+// A square LU of 128 columns goes by four panels of 32: in each, a loop of
+// a trip per column over the panel alone ([128, 32]), which also makes the
+// panel's rows of U from the rows as the panel started (a gather) less a
+// product with the rows made before; then the rows' exchanges gathered at
+// once over the whole matrix and the trailing matrix less one product.
+// CHECK-LABEL: func.func @getrf_panels
+// CHECK:         %[[PANELS:.*]]:3 = stablehlo.while(%[[P:.*]] = %{{.*}}, %[[LU:.*]] = %arg0, %{{.*}} = %{{.*}})
+// CHECK:           stablehlo.constant dense<4> : tensor<i32>
+// CHECK:         } do {
+// CHECK:           %[[PANEL:.*]] = stablehlo.dynamic_slice %[[LU]], %{{.*}}, %{{.*}}, sizes = [128, 32]
+// CHECK:           %[[COLUMNS:.*]]:7 = stablehlo.while(%{{.*}} = %{{.*}}, %{{.*}} = %[[PANEL]], %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %[[LU]], %{{.*}} = %{{.*}})
+// CHECK:             stablehlo.constant dense<32> : tensor<i32>
+// CHECK:             "stablehlo.gather"{{.*}}slice_sizes = array<i64: 1, 128>{{.*}} -> tensor<1x128xf32>
+// CHECK:             stablehlo.dot_general %{{.*}}, %{{.*}}, contracting_dims = [1] x [0] : (tensor<1x32xf32>, tensor<32x128xf32>) -> tensor<1x128xf32>
+// CHECK:           %[[EXCHANGED:.*]] = "stablehlo.gather"(%[[LU]], %[[COLUMNS]]#2)
+// CHECK:           stablehlo.dot_general %{{.*}}, %{{.*}}, contracting_dims = [1] x [0] : (tensor<128x32xf32>, tensor<32x128xf32>) -> tensor<128x128xf32>
+// CHECK:           stablehlo.subtract
+// CHECK:         return
+func.func @getrf_panels(%a: tensor<128x128xf32>) -> (tensor<128x128xf32>, tensor<128xi32>, tensor<i32>) {
+  %r:3 = stablehlo.custom_call @lapack_sgetrf_ffi(%a) {mhlo.backend_config = {}} : (tensor<128x128xf32>) -> (tensor<128x128xf32>, tensor<128xi32>, tensor<i32>)
+  return %r#0, %r#1, %r#2 : tensor<128x128xf32>, tensor<128xi32>, tensor<i32>
 }
 
 // -----
