@@ -431,6 +431,14 @@ def test_a_householder_qr_compiles_with_the_codegen_passes():
     np.testing.assert_allclose(q @ np.triu(reflectors), a, rtol=1e-4, atol=1e-4)
 
 
+def test_the_reflections_products_are_not_data_tiled():
+    """v^H x of each Householder reflection is a vector-matrix product of a matrix the loop computes:
+    data tiling packed that matrix on every trip (QR of f32[256,128]: 9.4 ms, 3.8 without)."""
+    module = compile(_geqrf_then_orgqr((256, 128), np.float32), compile_to="flow")
+    text = ir.to_text(module)
+    assert "flow.tensor.encode" not in text and text.count("compilation_info") == 2  # geqrf's and orgqr's
+
+
 def test_the_jacobi_routines_run_on_vulkan_where_f64_is_f32():
     """IREE demotes f64 to f32 for Vulkan: the rotations then run in f32, and their stopping tests and sorts
     must hold there too (an f64 epsilon never converged; a total-order sort on f64 did not compile)."""

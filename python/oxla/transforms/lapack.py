@@ -482,7 +482,10 @@ def _reflect(x, v, tau, mask=None):
     """(I - tau v v^H) x (on the entries `mask` selects, if given): x less tau v (v^H x)."""
     dims = build.shape(x)
     rank = len(dims)
-    projection = _product(build.conjugate(v), x, rank - 2, rank - 2)  # [..., 1, n]
+    # A barrier keeps the vector-matrix product out of the update's dispatch, so that oxla's gemv
+    # configuration takes it (a product fused with the update it feeds keeps IREE's, which data-tiled
+    # it, packing x on every trip).
+    projection = build.barrier([_product(build.conjugate(v), x, rank - 2, rank - 2)])[0]  # [..., 1, n]
     update = _binary("multiply", _stretch(_binary("multiply", v, _stretch(tau, build.shape(v))), dims),
                      _stretch(projection, dims))
     reflected = _binary("subtract", x, update)
