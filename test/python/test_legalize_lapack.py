@@ -277,6 +277,33 @@ def test_gesdd_of_a_rank_deficient_matrix_keeps_its_vectors_orthonormal():
     np.testing.assert_allclose(vt @ vt.T, np.eye(5), atol=1e-6)
 
 
+def _rotated_matrices(src: str) -> int:
+    """How many matrices the Jacobi rounds' loop of the rewritten `src` rotates (its carried tensors of rank
+    two, the counter being 0-d)."""
+    module = ir.parse(src)
+    transforms.run(module, PASS)
+    loops = [op for op in ir.ops(module) if op.name == "stablehlo.while"]
+    innermost = [op for op in loops if not any(inner.name == "stablehlo.while" for inner in list(ir.ops(op))[1:])]
+    return max(sum(len(ir.RankedTensorType(v.type).shape) >= 2 for v in op.operands) for op in innermost)
+
+
+def test_jacobi_rotates_no_vectors_where_none_are_read():
+    """jnp.linalg.eigvalsh calls syevd for vectors and drops them; svd(compute_uv=False) asks for none."""
+    eigh = _call("syevd", np.float32, [((8, 8), "f32")], [((8, 8), "f32"), ((8,), "f32"), ((), "i32")],
+                 f"mode = 86 : ui8, uplo = {ord('L')} : ui8")
+    values_only = eigh.replace("return %r#0, %r#1, %r#2 : tensor<8x8xf32>, tensor<8xf32>, tensor<i32>",
+                               "return %r#1, %r#1, %r#2 : tensor<8xf32>, tensor<8xf32>, tensor<i32>")
+    values_only = values_only.replace("-> (tensor<8x8xf32>, tensor<8xf32>, tensor<i32>) {",
+                                      "-> (tensor<8xf32>, tensor<8xf32>, tensor<i32>) {", 1)
+    assert _rotated_matrices(eigh) == 2 and _rotated_matrices(values_only) == 1
+    assert _rotated_matrices(_gesdd((6, 4), np.float32, "S")) == 2
+    assert _rotated_matrices(_gesdd((6, 4), np.float32, "N")) == 1
+    symmetric = _hermitian_positive((8, 8), np.float32, 26)
+    values, _, info = _run(values_only, symmetric)
+    np.testing.assert_allclose(values, np.linalg.eigvalsh(symmetric), rtol=1e-5)
+    assert int(info) == 0
+
+
 @pytest.mark.parametrize("side, uplo, trans, diag", [("L", "L", "N", "U"), ("L", "U", "N", "N"), ("R", "U", "T", "N"),
                                                      ("L", "L", "C", "N")])
 def test_trsm_becomes_the_triangular_solve(side, uplo, trans, diag):

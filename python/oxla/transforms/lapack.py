@@ -573,6 +573,16 @@ def _rows_at(x, partner):
                      slice_sizes=build.i64_array(dims[:-2] + [1, dims[-1]]))
 
 
+def _columns_at(x, partner):
+    """Column partner[i] of x ([..., m, n]) for each column i: the same columns of every batched matrix."""
+    dims = build.shape(x)
+    nb = len(dims) - 2
+    numbers = (f"#stablehlo.gather<offset_dims = {list(range(nb + 1))}, collapsed_slice_dims = [{nb + 1}], "
+               f"start_index_map = [{nb + 1}], index_vector_dim = 1>")
+    return build.one("stablehlo.gather", x.type, x, build.reshape(partner, [dims[-1], 1]), dimension_numbers=numbers,
+                     slice_sizes=build.i64_array(dims[:-1] + [1]))
+
+
 def _rotated_rows(x, partner, own, other):
     """Each row i of x ([..., n, m]) as own[i] x[i] + other[i] x[partner[i]] (own, other: [..., n, 1])."""
     return _combined_rows(x, _rows_at(x, partner), own, other)
@@ -620,22 +630,26 @@ def _combined_rows(x, theirs, own, other):
                    _binary("multiply", _stretch(other, dims), theirs))
 
 
-def _jacobi_round(r, a, w, table):
+def _jacobi_round(r, table, a, w=None):
     """One round of two-sided rotations: every index i with its partner in round r of `table`, the
-    rotation that zeroes a[i, partner] applied to a's rows and columns and to the rows of w."""
+    rotation that zeroes a[i, partner] applied to a's rows and columns and to the rows of w (if given)."""
     dims = build.shape(a)
     partner, first = _pairing(r, table, dims)
     partner_b = build.broadcast(partner, dims, [len(dims) - 2])
     own = build.reshape(_diagonal(a), dims[:-1] + [1])
     c, other = _rotation(own, _at_partner(_rows_at(a, partner), partner_b), _at_partner(a, partner_b), first)
-    half = _rotated_rows(a, partner, c, other)  # G^T a; its transpose is a G (a is symmetric)
-    return [_rotated_rows(_matrix_transpose(half), partner, c, other), _rotated_rows(w, partner, c, other)]
+    half = _rotated_rows(a, partner, c, other)  # G^T a
+    # (G^T a) G by columns, not as the rows of its transpose: IREE wrote that transpose column by column.
+    along = dims[:-2] + [1, dims[-1]]
+    full = _binary("add", _binary("multiply", _stretch(build.reshape(c, along), dims), half),
+                   _binary("multiply", _stretch(build.reshape(other, along), dims), _columns_at(half, partner)))
+    return [full] + ([] if w is None else [_rotated_rows(w, partner, c, other)])
 
 
-def _one_sided_round(r, x, w, table):
+def _one_sided_round(r, table, x, w=None):
     """One round of one-sided rotations: each row i of x with its partner in round r of `table`, the
     rotation that makes the two rows orthogonal (Jacobi on x x^T, which is never formed), applied to the
-    rows of x and of w."""
+    rows of x and of w (if given)."""
     dims = build.shape(x)
     rank = len(dims)
     partner, first = _pairing(r, table, dims)
@@ -647,7 +661,7 @@ def _one_sided_round(r, x, w, table):
 
     c, other = _rotation(row_sums(_binary("multiply", x, x)), row_sums(_binary("multiply", theirs, theirs)),
                          row_sums(_binary("multiply", x, theirs)), first)
-    return [_combined_rows(x, theirs, c, other), _rotated_rows(w, partner, c, other)]
+    return [_combined_rows(x, theirs, c, other)] + ([] if w is None else [_rotated_rows(w, partner, c, other)])
 
 
 def _off_diagonal_share(a):
@@ -682,13 +696,13 @@ def _diagonal(a):
                         build.splat(0, build.tensor([], build.element(a))), [rank - 1], "stablehlo.add")
 
 
-def _jacobi_sweeps(x, trip, share, eps: float):
-    """(x, w, converged) after cyclic Jacobi sweeps over the rows of x ([..., n, ...], n even): `trip(r, x, w,
-    table)` rotates round r's pairs (_round_robin) of x and of w (the identity at first), `share(x)` says
-    how far each matrix is from done ([...]: the off-diagonal part's share). Sweeps run until that is below
-    eps^2 (eps: the results' precision, which may be coarser than x's), stops shrinking (rounding holds it
-    somewhat above), or MAX_SWEEPS have run; `converged` ([...] i1) holds where it ended within eps, which
-    rounding never prevents and only infinities or NaNs do."""
+def _jacobi_sweeps(x, trip, share, eps: float, vectors: bool):
+    """(x, w, converged) after cyclic Jacobi sweeps over the rows of x ([..., n, ...], n even): `trip(r, table,
+    x[, w])` rotates round r's pairs (_round_robin) of x and, where `vectors`, of w (the identity at first;
+    None otherwise), `share(x)` says how far each matrix is from done ([...]: the off-diagonal part's share).
+    Sweeps run until that is below eps^2 (eps: the results' precision, which may be coarser than x's), stops
+    shrinking (rounding holds it somewhat above), or MAX_SWEEPS have run; `converged` ([...] i1) holds where
+    it ended within eps, which rounding never prevents and only infinities or NaNs do."""
     dims = build.shape(x)
     rank, count = len(dims), dims[-2]
     square = dims[:-2] + [count, count]
@@ -697,35 +711,36 @@ def _jacobi_sweeps(x, trip, share, eps: float):
     table = build.one("stablehlo.constant", _i32([count - 1, count]),
                       value=f"dense<{_round_robin(count).tolist()}> : tensor<{count - 1}x{count}xi32>")
     scalar = build.tensor([], build.element(x))
+    rotated = [x, eye] if vectors else [x]
 
-    def unfinished(sweep, x, w, before, shares):
-        now = _largest(shares)
+    def unfinished(sweep, *state):
+        now, before = _largest(state[-1]), state[-2]
         more = build.compare(sweep, build.splat(MAX_SWEEPS, sweep.type), "LT", "SIGNED")
         rough = build.compare(now, build.splat(eps * eps, scalar), "GT", "FLOAT")
         closer = build.compare(now, before, "LT", "FLOAT")
         return build.one("stablehlo.and", more.type, more, build.one("stablehlo.and", more.type, rough, closer))
 
-    def sweep(number, x, w, before, shares):
-        x, w = build.counted_loop(count - 1, [x, w], lambda r, x, w: trip(r, x, w, table))
-        return [_binary("add", number, build.splat(1, number.type)), x, w, _largest(shares), share(x)]
+    def sweep(number, *state):
+        matrices = build.counted_loop(count - 1, list(state[:-2]), lambda r, *m: trip(r, table, *m))
+        return [_binary("add", number, build.splat(1, number.type)), *matrices, _largest(state[-1]), share(matrices[0])]
 
-    start = [build.splat(0, _i32([])), x, eye, build.splat(2, scalar), share(x)]
-    _, x, w, _, shares = build.while_loop(unfinished, sweep, start)
+    _, *matrices, _, shares = build.while_loop(unfinished, sweep,
+                                               [build.splat(0, _i32([])), *rotated, build.splat(2, scalar), share(x)])
     converged = build.compare(shares, build.splat(eps, shares.type), "LE", "FLOAT")
-    return x, w, converged
+    return matrices[0], (matrices[1] if vectors else None), converged
 
 
-def _jacobi_eigen(a, eps: float):
-    """(eigenvalues [..., n], eigenvector rows [..., n, n], converged [...]) of the symmetric a by two-sided
-    Jacobi sweeps, to the precision eps."""
+def _jacobi_eigen(a, eps: float, vectors: bool):
+    """(eigenvalues [..., n], eigenvector rows [..., n, n] or None, converged [...]) of the symmetric a by
+    two-sided Jacobi sweeps, to the precision eps; the vectors only where `vectors`."""
     dims = build.shape(a)
     rank, n = len(dims), dims[-1]
     count = n + n % 2  # an odd size gets a zero row and column, which no rotation touches
     a = build.pad(a, build.splat(0, build.tensor([], build.element(a))),
                   [(0, 0)] * (rank - 2) + [(0, count - n)] * 2)
-    a, w, converged = _jacobi_sweeps(a, _jacobi_round, _off_diagonal_share, eps)
+    a, w, converged = _jacobi_sweeps(a, _jacobi_round, _off_diagonal_share, eps, vectors)
     values = build.strided_slice(_diagonal(a), [0] * (rank - 1), dims[:-1], [1] * (rank - 1))
-    return values, build.strided_slice(w, [0] * rank, dims, [1] * rank), converged
+    return values, (None if w is None else build.strided_slice(w, [0] * rank, dims, [1] * rank)), converged
 
 
 def _eps(x) -> float:
@@ -762,10 +777,14 @@ def syevd(op, config: dict) -> list:
     a = op.operands[0]
     lower = config.get("uplo", _LOWER) == _LOWER
     symmetric = _where(_triangle(build.shape(a), lower), a, _matrix_transpose(a))
+    # Vectors only where asked for and read: jnp.linalg.eigvalsh asks and drops them.
+    vectors = config.get("mode", ord("V")) == ord("V") and bool(list(op.results[0].uses))
     # f32 rotations left n eps |a| of error (64 x 64: 1e-4, LAPACK's 8e-6); in f64 it is 2e-6.
-    values, rows, converged = _jacobi_eigen(build.convert(symmetric, ir.F64Type.get()), _eps(a))
-    values, rows = build.convert(values, build.element(a)), build.convert(rows, build.element(a))
-    values, (rows,) = _sorted(values, [rows], "LT")
+    values, rows, converged = _jacobi_eigen(build.convert(symmetric, ir.F64Type.get()), _eps(a), vectors)
+    values = build.convert(values, build.element(a))
+    if not vectors:
+        return [a, _sorted(values, [], "LT")[0], _failures(converged)]
+    values, (rows,) = _sorted(values, [build.convert(rows, build.element(a))], "LT")
     return [_matrix_transpose(rows), values, _failures(converged)]
 
 
@@ -813,17 +832,19 @@ def gesdd(op, config: dict) -> list:
     count = k + k % 2  # an odd count gets a zero row, which no rotation touches
     zero = build.splat(0, build.tensor([], build.element(x)))
     x = build.pad(x, zero, [(0, 0)] * (rank - 2) + [(0, count - k), (0, 0)])
-    x, w, converged = _jacobi_sweeps(x, _one_sided_round, _gram_share, _eps(a))
+    mode = config.get("mode", ord("A"))
+    x, w, converged = _jacobi_sweeps(x, _one_sided_round, _gram_share, _eps(a), mode != ord("N"))
     norms = build.one("stablehlo.sqrt", build.tensor(dims[:-2] + [count], build.element(x)),
                       build.reduce(_binary("multiply", x, x), zero, [rank - 1], "stablehlo.add"))
+    if mode == ord("N"):
+        values = build.strided_slice(_sorted(norms, [], "GT")[0], [0] * (rank - 1), batch + [k], [1] * (rank - 1))
+        return [a, build.convert(values, build.element(op.results[1])), build.splat(0, op.results[2].type),
+                build.splat(0, op.results[3].type), _failures(converged)]
     norms, (x, w) = _sorted(norms, [x, w], "GT")  # the zero row, of norm 0, stays last among equals
     values = build.strided_slice(norms, [0] * (rank - 1), batch + [k], [1] * (rank - 1))
     x = build.strided_slice(x, [0] * rank, batch + [k, max(m, n)], [1] * rank)
     w = build.strided_slice(w, [0] * rank, batch + [k, k], [1] * rank)
-    singular, mode = build.convert(values, build.element(op.results[1])), config.get("mode", ord("A"))
-    if mode == ord("N"):
-        return [a, singular, build.splat(0, op.results[2].type), build.splat(0, op.results[3].type),
-                _failures(converged)]
+    singular = build.convert(values, build.element(op.results[1]))
     # Rows of a norm at rounding's level (a rank-deficient matrix's) have no direction left to normalize.
     largest = build.broadcast(build.strided_slice(values, [0] * (rank - 1), batch + [1], [1] * (rank - 1)),
                               build.shape(values), list(range(rank - 1)))
