@@ -80,6 +80,37 @@ def test_potrf_reports_the_first_column_that_is_not_positive():
     assert info.tolist() == [0, 3, 2]
 
 
+@pytest.mark.parametrize("dtype, shape, uplo, failing", [(np.float64, (130, 130), "L", None),
+                                                        (np.complex64, (2, 128, 128), "U", None),
+                                                        (np.float32, (150, 150), "L", 140)],
+                         ids=["f64-tail", "c64-batched-upper", "f32-fails-in-last-panel"])
+def test_potrf_by_panels_factors_as_lapack(dtype, shape, uplo, failing):
+    from oxla.transforms.lapack import BLOCKED_CHOLESKY
+
+    a = _hermitian_positive(shape, dtype, 27)
+    if failing is not None:
+        a[..., failing, failing] = -abs(a[..., failing, failing])  # info = failing + 1
+    element, batch = _MLIR[dtype], list(shape[:-2])
+    src = _call("potrf", dtype, [(shape, element)], [(shape, element), (batch, "i32")], f"uplo = {ord(uplo)} : ui8")
+    module = ir.parse(src)
+    transforms.run(module, PASS)
+    assert shape[-1] >= BLOCKED_CHOLESKY and sum(op.name == "stablehlo.while" for op in ir.ops(module)) >= 2
+    lower = np.tril(np.ones(shape[-2:], bool))
+    for device in ("local-sync", "local-task"):
+        factor, info = [np.asarray(r) for r in runtime.load(compile(src), device).main(a)]
+        if failing is not None:
+            assert int(info) == failing + 1
+            np.testing.assert_allclose(np.tril(factor[:failing, :failing]), np.linalg.cholesky(a[:failing, :failing]),
+                                       rtol=1e-4, atol=1e-4)
+            continue
+        assert not np.any(info)
+        want = np.linalg.cholesky(a)
+        if uplo == "U":
+            want = np.conj(np.swapaxes(want, -1, -2))
+        mine = np.where(lower if uplo == "L" else lower.T, factor, want)  # the other triangle is a's
+        np.testing.assert_allclose(mine, want, rtol=_tolerance(dtype) * 10, atol=_tolerance(dtype) * 10)
+
+
 @pytest.mark.parametrize("lower", [True, False])
 def test_the_stablehlo_cholesky_op(lower):
     a = _hermitian_positive((2, 5, 5), np.float32)

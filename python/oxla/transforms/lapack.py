@@ -10,9 +10,10 @@ implements. `ROUTINES` says what each routine this pass takes becomes:
   and orgqr/ungqr (Q from geqrf's reflectors): a stablehlo.while that
   handles one column (or reflector) a trip, on the whole matrix at once with
   masks, the way LAPACK's unblocked routines (potf2, getf2, geqr2, org2r)
-  order the work; square LUs of BLOCKED_LU columns or more by panels, as
-  getrf does (_panel: the trips over a panel's columns only, the trailing
-  matrix by one product a panel);
+  order the work; square LUs of BLOCKED_LU columns or more and Cholesky
+  factors of BLOCKED_CHOLESKY by panels, as getrf and potrf do (_panel,
+  _cholesky_panel: the trips over a panel's columns only, the rest by one
+  product a panel);
 - syevd (real symmetric eigenvalues and vectors): cyclic Jacobi rotations,
   every pair of rows once a sweep in rounds of disjoint pairs, each round
   element-wise over the whole matrix (LAPACK reduces to tridiagonal form
@@ -189,14 +190,6 @@ def _triangle(dims: list[int], lower: bool):
     return build.compare(build.positions(dims, rank - 2), build.positions(dims, rank - 1), direction, "SIGNED")
 
 
-def _first_failure(info, failed, j):
-    """info ([...] i32) with j + 1 where it is still 0 and `failed` ([...] i1) holds: LAPACK's first failure."""
-    dims = build.shape(info)
-    fresh = _both(failed, build.compare(info, build.splat(0, info.type), "EQ", "SIGNED"))
-    step = _binary("add", _spread(j, dims), build.splat(1, info.type))
-    return _where(fresh, step, info)
-
-
 def _scalars(window):
     """A [..., 1, 1] window as [...]."""
     return build.reshape(window, build.shape(window)[:-2])
@@ -207,30 +200,94 @@ def _scalars(window):
 # ----------------------------------------------------------------------------
 
 
+# Cholesky factors of at least BLOCKED_CHOLESKY columns go by panels of CHOLESKY_PANEL columns.
+BLOCKED_CHOLESKY = 128
+CHOLESKY_PANEL = 32
+
+
+def _cholesky_column(column, done, row, rows):
+    """Column `row` (0-d i32) of L from that column of a ([..., n, 1], less what the columns outside `done`
+    contribute) and the columns of L in `done` ([..., n, k], zero where not made yet): the column less
+    `done` times its row `row`, divided by the square root of its diagonal entry, zeros above. Where that
+    entry is not positive, its root (NaN or 0) is left on the diagonal for _first_failure_on_diagonal."""
+    rank = len(build.shape(column))
+    zero = build.splat(0, _i32([]))
+    column = _binary("subtract", column, _product(done, build.conjugate(_row(done, row)), rank - 1, rank - 1))
+    diagonal = _real_part(_at(column, [zero] * (rank - 2) + [row, zero], build.shape(column)[:-2] + [1, 1]))
+    root = _stretch(_as_element(build.one("stablehlo.sqrt", diagonal.type, diagonal), column), build.shape(column))
+    at_row = build.compare(rows, _spread(row, build.shape(rows)), "EQ", "SIGNED")
+    below = build.compare(rows, _spread(row, build.shape(rows)), "GT", "SIGNED")
+    return _where(at_row, root, _where(below, _binary("divide", column, root), build.splat(0, column.type)))
+
+
+def _first_on_diagonal(holds):
+    """The first diagonal position (1-based) where `holds` ([..., m, n] i1) does, or 0: LAPACK's info."""
+    dims = build.shape(holds)
+    rank = len(dims)
+    rows, cols = build.positions(dims, rank - 2), build.positions(dims, rank - 1)
+    none = min(dims[-2:]) + 1
+    found = _both(build.compare(rows, cols, "EQ", "SIGNED"), holds)
+    one_based = _where(found, _binary("add", rows, build.splat(1, rows.type)), build.splat(none, rows.type))
+    first = build.reduce(one_based, build.splat(none, _i32([])), [rank - 2, rank - 1], "stablehlo.minimum")
+    return _where(build.compare(first, build.splat(none, first.type), "NE", "SIGNED"), first,
+                  build.splat(0, first.type))
+
+
+def _first_failure_on_diagonal(factor):
+    """potrf's info from a factor _cholesky_column made: the first column (1-based) whose diagonal entry is
+    not positive, or 0."""
+    real = _real_part(factor)
+    positive = build.compare(real, build.splat(0, real.type), "GT", "FLOAT")
+    return _first_on_diagonal(build.one("stablehlo.not", positive.type, positive))
+
+
+def _cholesky_panel(a, factor, first, width: int):
+    """factor ([..., n, n], its columns before `first` (0-d i32) made, zeros after) with the `width` columns
+    from `first` made: the panel of a less the product of the columns before it with their rows in the
+    panel (one matmul), then a trip per column over the panel alone (potrf's order of the work)."""
+    dims = build.shape(a)
+    rank, n, batch = len(dims), dims[-1], dims[:-2]
+    zero = build.splat(0, _i32([]))
+    heads = [zero] * (rank - 2)
+    earlier = _where(build.compare(build.positions(dims, rank - 1), _spread(first, dims), "LT", "SIGNED"),
+                     factor, build.splat(0, factor.type))
+    rows_of_panel = _at(earlier, heads + [first, zero], batch + [width, n])
+    panel = _binary("subtract", _at(a, heads + [zero, first], batch + [n, width]),
+                    _product(earlier, build.conjugate(rows_of_panel), rank - 1, rank - 1))
+    rows = build.positions(batch + [n, 1], rank - 2)
+
+    def trip(j, done, panel, first):
+        made = _cholesky_column(_column(panel, j), done, _binary("add", first, j), rows)
+        return [_put_column(done, made, j), panel, first]
+
+    done = build.counted_loop(width, [build.splat(0, panel.type), panel, first], trip)[0]
+    return build.one("stablehlo.dynamic_update_slice", factor.type, factor, done, *heads, zero, first)
+
+
 def _cholesky_lower(a):
-    """(L, info) with a = L L^H for the lower triangle of a, one column a trip (left-looking: column j is
-    a's column j less L's columns before j times row j of L, divided by the square root of its diagonal)."""
+    """(L, info) with a = L L^H for the lower triangle of a, left-looking (column j is a's column j less L's
+    columns before j times row j of L, divided by the square root of its diagonal): a column a trip over
+    the whole matrix, or by panels from BLOCKED_CHOLESKY columns on."""
     dims = build.shape(a)
     rank, n = len(dims), dims[-1]
-    rows = build.positions(dims[:-1] + [1], rank - 2)
+    start = build.splat(0, a.type)
+    if n < BLOCKED_CHOLESKY:
+        rows = build.positions(dims[:-1] + [1], rank - 2)
 
-    def step(j, factor, info):
-        known = _product(factor, build.conjugate(_row(factor, j)), rank - 1, rank - 1)  # [..., n, 1]
-        column = _binary("subtract", _column(a, j), known)
-        diagonal = _real_part(_at(column, [build.splat(0, _i32([]))] * (rank - 2) + [j, build.splat(0, _i32([]))],
-                                  dims[:-2] + [1, 1]))
-        positive = build.compare(diagonal, build.splat(0, diagonal.type), "GT", "FLOAT")
-        root = build.one("stablehlo.sqrt", diagonal.type, diagonal)
-        scaled = _binary("divide", column, _stretch(_as_element(root, column), build.shape(column)))
-        at_j = build.compare(rows, _spread(j, build.shape(rows)), "EQ", "SIGNED")
-        below = build.compare(rows, _spread(j, build.shape(rows)), "GT", "SIGNED")
-        value = _where(at_j, _stretch(_as_element(root, column), build.shape(column)),
-                       _where(below, scaled, build.splat(0, column.type)))
-        failed = build.one("stablehlo.not", positive.type, positive)
-        return [_put_column(factor, value, j), _first_failure(info, _scalars(failed), j)]
+        def step(j, factor):
+            return [_put_column(factor, _cholesky_column(_column(a, j), factor, j, rows), j)]
 
-    factor, info = build.counted_loop(n, [build.splat(0, a.type), build.splat(0, _i32(dims[:-2]))], step)
-    return factor, info
+        factor = build.counted_loop(n, [start], step)[0]
+    else:
+        def panel_step(p, factor):
+            first = _binary("multiply", p, build.splat(CHOLESKY_PANEL, p.type))
+            return [_cholesky_panel(a, factor, first, CHOLESKY_PANEL)]
+
+        factor = build.counted_loop(n // CHOLESKY_PANEL, [start], panel_step)[0]
+        rest = n % CHOLESKY_PANEL
+        if rest:
+            factor = _cholesky_panel(a, factor, build.splat(n - rest, _i32([])), rest)
+    return factor, _first_failure_on_diagonal(factor)
 
 
 def _cholesky(a, lower: bool):
@@ -324,16 +381,7 @@ def _getrf_results(lu, pivots):
     """getrf's results from the factors and the 0-based pivot rows: the pivots 1-based, and info, the first
     zero pivot (1-based) or 0. getf2 leaves each pivot on the diagonal, so info is read from there once
     rather than kept by every step."""
-    dims = build.shape(lu)
-    rank = len(dims)
-    rows, cols = build.positions(dims, rank - 2), build.positions(dims, rank - 1)
-    zero_pivot = _both(build.compare(rows, cols, "EQ", "SIGNED"),
-                       build.compare(lu, build.splat(0, lu.type), "EQ", "FLOAT"))
-    none = min(dims[-2:]) + 1
-    one_based = _where(zero_pivot, _binary("add", rows, build.splat(1, rows.type)), build.splat(none, rows.type))
-    first = build.reduce(one_based, build.splat(none, _i32([])), [rank - 2, rank - 1], "stablehlo.minimum")
-    found = build.compare(first, build.splat(none, first.type), "NE", "SIGNED")
-    info = _where(found, first, build.splat(0, first.type))
+    info = _first_on_diagonal(build.compare(lu, build.splat(0, lu.type), "EQ", "FLOAT"))
     return [lu, _binary("add", pivots, build.splat(1, pivots.type)), info]
 
 

@@ -63,21 +63,43 @@ func.func @getrf_panels(%a: tensor<128x128xf32>) -> (tensor<128x128xf32>, tensor
 // Cholesky of the upper triangle (uplo 'U' = 85): the lower factor of the
 // transpose, a column a trip (the matrix times row j of the factor so far,
 // a square root, a division), transposed back; the lower triangle keeps the
-// operand's entries.
+// operand's entries. info: the first diagonal entry that is not positive.
 // CHECK-LABEL: func.func @potrf_upper
 // CHECK:         %[[T:.*]] = stablehlo.transpose %arg0, dims = [1, 0]
-// CHECK:         %[[LOOP:.*]]:3 = stablehlo.while
-// CHECK:           stablehlo.dot_general
+// CHECK:         %[[LOOP:.*]]:2 = stablehlo.while
 // CHECK:           stablehlo.dynamic_slice %[[T]]
+// CHECK:           stablehlo.dot_general
 // CHECK:           stablehlo.sqrt
 // CHECK:           stablehlo.divide
+// CHECK:         %[[POSITIVE:.*]] = stablehlo.compare GT, %[[LOOP]]#1, %{{.*}}, FLOAT
+// CHECK:         %[[FIRST:.*]] = stablehlo.reduce(%{{.*}} init: %{{.*}}) applies stablehlo.minimum across dimensions = [0, 1]
+// CHECK:         %[[INFO:.*]] = stablehlo.select %{{.*}}, %[[FIRST]], %{{.*}} : tensor<i1>, tensor<i32>
 // CHECK:         %[[U:.*]] = stablehlo.transpose %[[LOOP]]#1, dims = [1, 0]
 // CHECK:         %[[UPPER:.*]] = stablehlo.compare LE
 // CHECK:         %[[R:.*]] = stablehlo.select %[[UPPER]], %[[U]], %arg0
-// CHECK:         return %[[R]], %[[LOOP]]#2
+// CHECK:         return %[[R]], %[[INFO]]
 func.func @potrf_upper(%a: tensor<4x4xf64>) -> (tensor<4x4xf64>, tensor<i32>) {
   %r:2 = stablehlo.custom_call @lapack_dpotrf_ffi(%a) {mhlo.backend_config = {uplo = 85 : ui8}} : (tensor<4x4xf64>) -> (tensor<4x4xf64>, tensor<i32>)
   return %r#0, %r#1 : tensor<4x4xf64>, tensor<i32>
+}
+
+// -----
+
+// A Cholesky factor of 128 columns goes by four panels of 32: the panel of
+// the matrix less the product of the columns before it with their rows in
+// the panel (one matmul), then a trip per column over the panel alone.
+// CHECK-LABEL: func.func @potrf_panels
+// CHECK:         %[[PANELS:.*]]:2 = stablehlo.while
+// CHECK:           stablehlo.constant dense<4> : tensor<i32>
+// CHECK:         } do {
+// CHECK:           stablehlo.dot_general %{{.*}}, %{{.*}}, contracting_dims = [1] x [1] : (tensor<128x128xf32>, tensor<32x128xf32>) -> tensor<128x32xf32>
+// CHECK:           stablehlo.while
+// CHECK:             stablehlo.constant dense<32> : tensor<i32>
+// CHECK:             stablehlo.dot_general %{{.*}}, %{{.*}}, contracting_dims = [1] x [1] : (tensor<128x32xf32>, tensor<1x32xf32>) -> tensor<128x1xf32>
+// CHECK:           stablehlo.dynamic_update_slice %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : (tensor<128x128xf32>, tensor<128x32xf32>
+func.func @potrf_panels(%a: tensor<128x128xf32>) -> (tensor<128x128xf32>, tensor<i32>) {
+  %r:2 = stablehlo.custom_call @lapack_spotrf_ffi(%a) {mhlo.backend_config = {uplo = 76 : ui8}} : (tensor<128x128xf32>) -> (tensor<128x128xf32>, tensor<i32>)
+  return %r#0, %r#1 : tensor<128x128xf32>, tensor<i32>
 }
 
 // -----
@@ -182,9 +204,10 @@ func.func @complex_eigh(%a: tensor<4x4xcomplex<f32>>) -> (tensor<4x4xcomplex<f32
 // other triangle, NaN where the matrix is not positive definite.
 // OP-LABEL: func.func @cholesky_op
 // OP:         %[[T:.*]] = stablehlo.transpose %arg0, dims = [0, 2, 1]
-// OP:         %[[LOOP:.*]]:3 = stablehlo.while
+// OP:         %[[LOOP:.*]]:2 = stablehlo.while
+// OP:         %[[INFO:.*]] = stablehlo.select %{{.*}} : tensor<3xi1>, tensor<3xi32>
 // OP:         %[[U:.*]] = stablehlo.transpose %[[LOOP]]#1, dims = [0, 2, 1]
-// OP:         %[[FAILED:.*]] = stablehlo.compare NE, %[[LOOP]]#2, %{{.*}}, SIGNED : (tensor<3xi32>, tensor<3xi32>) -> tensor<3xi1>
+// OP:         %[[FAILED:.*]] = stablehlo.compare NE, %[[INFO]], %{{.*}}, SIGNED : (tensor<3xi32>, tensor<3xi32>) -> tensor<3xi1>
 // OP:         %[[SPREAD:.*]] = stablehlo.broadcast_in_dim %[[FAILED]], dims = [0]
 // OP:         %[[NAN:.*]] = stablehlo.constant dense<0x7FC00000> : tensor<3x4x4xf32>
 // OP:         stablehlo.select %[[SPREAD]], %[[NAN]], %[[U]]
