@@ -611,24 +611,20 @@ def _round_robin(count: int) -> np.ndarray:
     return table
 
 
+def _partners_along(x, partner, dim: int):
+    """x with each row (dim: rank - 2) or column (rank - 1) i replaced by row or column partner[i]: the same
+    ones of every batched matrix."""
+    dims = build.shape(x)
+    kept = [d for d in range(len(dims)) if d != dim]
+    numbers = (f"#stablehlo.gather<offset_dims = {kept}, collapsed_slice_dims = [{dim}], start_index_map = [{dim}], "
+               f"index_vector_dim = 1>")
+    return build.one("stablehlo.gather", x.type, x, build.reshape(partner, [dims[dim], 1]), dimension_numbers=numbers,
+                     slice_sizes=build.i64_array([1 if d == dim else size for d, size in enumerate(dims)]))
+
+
 def _rows_at(x, partner):
-    """Row partner[i] of x ([..., n, m]) for each row i: the same rows of every batched matrix."""
-    dims = build.shape(x)
-    nb = len(dims) - 2
-    numbers = (f"#stablehlo.gather<offset_dims = {list(range(nb)) + [nb + 1]}, collapsed_slice_dims = [{nb}], "
-               f"start_index_map = [{nb}], index_vector_dim = 1>")
-    return build.one("stablehlo.gather", x.type, x, build.reshape(partner, [dims[-2], 1]), dimension_numbers=numbers,
-                     slice_sizes=build.i64_array(dims[:-2] + [1, dims[-1]]))
-
-
-def _columns_at(x, partner):
-    """Column partner[i] of x ([..., m, n]) for each column i: the same columns of every batched matrix."""
-    dims = build.shape(x)
-    nb = len(dims) - 2
-    numbers = (f"#stablehlo.gather<offset_dims = {list(range(nb + 1))}, collapsed_slice_dims = [{nb + 1}], "
-               f"start_index_map = [{nb + 1}], index_vector_dim = 1>")
-    return build.one("stablehlo.gather", x.type, x, build.reshape(partner, [dims[-1], 1]), dimension_numbers=numbers,
-                     slice_sizes=build.i64_array(dims[:-1] + [1]))
+    """Row partner[i] of x ([..., n, m]) for each row i."""
+    return _partners_along(x, partner, len(build.shape(x)) - 2)
 
 
 def _rotated_rows(x, partner, own, other):
@@ -689,8 +685,9 @@ def _jacobi_round(r, table, a, w=None):
     half = _rotated_rows(a, partner, c, other)  # G^T a
     # (G^T a) G by columns, not as the rows of its transpose: IREE wrote that transpose column by column.
     along = dims[:-2] + [1, dims[-1]]
+    theirs = _partners_along(half, partner, len(dims) - 1)
     full = _binary("add", _binary("multiply", _stretch(build.reshape(c, along), dims), half),
-                   _binary("multiply", _stretch(build.reshape(other, along), dims), _columns_at(half, partner)))
+                   _binary("multiply", _stretch(build.reshape(other, along), dims), theirs))
     return [full] + ([] if w is None else [_rotated_rows(w, partner, c, other)])
 
 
