@@ -249,11 +249,9 @@ def _cholesky_panel(a, factor, first, width: int):
     rank, n, batch = len(dims), dims[-1], dims[:-2]
     zero = build.splat(0, _i32([]))
     heads = [zero] * (rank - 2)
-    earlier = _where(build.compare(build.positions(dims, rank - 1), _spread(first, dims), "LT", "SIGNED"),
-                     factor, build.splat(0, factor.type))
-    rows_of_panel = _at(earlier, heads + [first, zero], batch + [width, n])
+    rows_of_panel = _at(factor, heads + [first, zero], batch + [width, n])  # zero from column `first` on
     panel = _binary("subtract", _at(a, heads + [zero, first], batch + [n, width]),
-                    _product(earlier, build.conjugate(rows_of_panel), rank - 1, rank - 1))
+                    _product(factor, build.conjugate(rows_of_panel), rank - 1, rank - 1))
     rows = build.positions(batch + [n, 1], rank - 2)
 
     def trip(j, done, panel, first):
@@ -750,13 +748,14 @@ def _jacobi_sweeps(x, trip, share, eps: float, vectors: bool):
     it ended within eps, which rounding never prevents and only infinities or NaNs do."""
     dims = build.shape(x)
     rank, count = len(dims), dims[-2]
-    square = dims[:-2] + [count, count]
-    eye = build.convert(build.compare(build.positions(square, rank - 2), build.positions(square, rank - 1), "EQ", "SIGNED"),
-                        build.element(x))
     table = build.one("stablehlo.constant", _i32([count - 1, count]),
                       value=f"dense<{_round_robin(count).tolist()}> : tensor<{count - 1}x{count}xi32>")
     scalar = build.tensor([], build.element(x))
-    rotated = [x, eye] if vectors else [x]
+    rotated = [x]
+    if vectors:
+        square = dims[:-2] + [count, count]
+        rotated.append(build.convert(build.compare(build.positions(square, rank - 2), build.positions(square, rank - 1),
+                                                   "EQ", "SIGNED"), build.element(x)))
 
     def unfinished(sweep, *state):
         now, before = _largest(state[-1]), state[-2]
