@@ -54,6 +54,10 @@ INPUT_LEGALIZATION = f"builtin.module({','.join(INPUT_LEGALIZATION_PASSES)})"
 # oxla's StableHLO optimizer (simplify, fold, canonicalize, cse, dce to a fixed
 # point), run before the legalization unless compile(optimize=False).
 OPTIMIZATION = "builtin.module(oxla-hlo-opt)"
+# Run on the VM module of every program just before it is serialized, whatever the target and flags:
+# a workaround for an IREE bytecode encoder bug that nulls a ref a branch passes twice (see
+# oxla/transforms/vm_branches.py).
+VM_WORKAROUNDS = "builtin.module(oxla-vm-distinct-branch-refs)"
 
 
 # Input-legalization options that depend on the target, as (pass, option, whether `target` needs it): top_k
@@ -607,6 +611,7 @@ def compile(
     if compile_to and stop <= phase_index("vm"):
         return module
     began = time.perf_counter()
+    transforms.run(module, VM_WORKAROUNDS)
     vmfb = compiler.vm_bytecode(module)
     times["end"] = time.perf_counter() - began
     artifact = Artifact(vmfb, tgt, chip, all_flags, sigs, times, optimized, attempt.name,

@@ -74,6 +74,7 @@ BUILTIN_PASS_MODULES = (
     "oxla.transforms.gathers",
     "oxla.transforms.materialize",
     "oxla.transforms.result_storage",
+    "oxla.transforms.vm_branches",
 )
 
 _REGISTRY: dict[str, type["Pass"]] = {}

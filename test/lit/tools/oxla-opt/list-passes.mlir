@@ -102,6 +102,7 @@
 // CHECK-NEXT:   --oxla-unroll-loops{{ +}}- Copies the body of counted loops several times into each trip, so the host runs fewer trips.
 // CHECK-NEXT:       factor=<int> (default 4) - trips of the original loop per trip
 // CHECK-NEXT:       max-body-ops=<int> (default 192) - leave loops whose bodies (with the functions they call) hold more ops alone
+// CHECK-NEXT:   --oxla-vm-distinct-branch-refs{{ +}}- Gives each repeated ref operand of a VM branch a value of its own (an IREE encoder bug nulls one).
 // CHECK-NEXT: Native passes (MLIR/IREE):
 // CHECK-DAG:    --canonicalize{{ +}}- Canonicalize operations
 // CHECK-DAG:    --cse{{ +}}- Eliminate common sub-expressions
