@@ -34,9 +34,6 @@ INPUT_LEGALIZATION_PASSES = (
     "oxla-canonicalize-scatter",
     "oxla-guard-scatter-indices",
     "oxla-device-indexed-slices",
-    "oxla-split-complex-constants",
-    "oxla-pad-complex-windows",
-    "oxla-split-complex-pads",
     "oxla-drop-identity-bitcasts",
     "oxla-legalize-select-and-scatter",
     "oxla-legalize-unsigned",
@@ -48,6 +45,10 @@ INPUT_LEGALIZATION_PASSES = (
     "oxla-legalize-lapack-calls",
     "oxla-legalize-cholesky",
     "oxla-legalize-triangular-solve",
+    "oxla-split-complex-constants",
+    "oxla-pad-complex-windows",
+    "oxla-split-complex-pads",
+    "oxla-split-complex-selects",
     "oxla-expand-math",
 )
 INPUT_LEGALIZATION = f"builtin.module({','.join(INPUT_LEGALIZATION_PASSES)})"

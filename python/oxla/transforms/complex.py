@@ -1,5 +1,5 @@
-"""oxla-split-complex-constants, oxla-split-complex-pads, oxla-pad-complex-windows: complex values in
-forms IREE lowers.
+"""oxla-split-complex-constants, oxla-split-complex-pads, oxla-pad-complex-windows,
+oxla-split-complex-selects: complex values in forms IREE lowers.
 
 IREE handles complex<f64> tensors but not complex<f64> constants: their
 16-byte elements reach the stream dialect as i128 splats, which it rejects
@@ -14,7 +14,13 @@ crashed IREE's compiler the same way: its inputs are padded with the
 initial values first (by stablehlo.pad, as the spec defines the window's
 padding, then split as above), and the windows have none. Cumulative
 windows (jnp.cumsum, cumprod) stay: IREE runs them as scans, which have no
-fill, in O(n) rather than the padded window's O(n^2).
+fill, in O(n) rather than the padded window's O(n^2). IREE's SPIR-V code
+generation has no select of complex values (`arith.select` on complex<f32>
+failed to legalize, so no complex QR or eigendecomposition compiled for
+Vulkan): a complex select chooses the real and imaginary parts apart.
+
+These run after the input legalizations that build complex ops of their own
+(the LAPACK routines' pads and selects).
 """
 
 from __future__ import annotations
@@ -59,6 +65,26 @@ class SplitComplexConstants(RewritePass):
 
     def rewrite(self, op) -> None:
         split(op)
+
+
+@register_pass
+class SplitComplexSelects(RewritePass):
+    """Selects complex values by their real and imaginary parts (IREE's SPIR-V code has no complex select)."""
+
+    name = "oxla-split-complex-selects"
+    roots = ("stablehlo.select",)
+
+    def matches(self, op) -> bool:
+        return isinstance(element(op.results[0]), ir.ComplexType)
+
+    def rewrite(self, op) -> None:
+        """complex(select(p, real a, real b), select(p, imag a, imag b))."""
+        def chosen(old):
+            mask, parts = old.operands[0], zip(complex_parts(old.operands[1]), complex_parts(old.operands[2]))
+            return one("stablehlo.complex", old.results[0].type,
+                       *(one("stablehlo.select", a.type, mask, a, b) for a, b in parts))
+
+        replace(op, chosen)
 
 
 @register_pass

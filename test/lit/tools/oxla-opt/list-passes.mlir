@@ -98,6 +98,7 @@
 // CHECK-NEXT:       only=<list> (default ) - apply only these rules (by name)
 // CHECK-NEXT:   --oxla-split-complex-constants{{ +}}- Rewrites complex<f64> constants as stablehlo.complex of two f64 constants (IREE crashes on them).
 // CHECK-NEXT:   --oxla-split-complex-pads{{ +}}- Pads complex tensors as their real and imaginary parts (IREE rejects or crashes on complex fills).
+// CHECK-NEXT:   --oxla-split-complex-selects{{ +}}- Selects complex values by their real and imaginary parts (IREE's SPIR-V code has no complex select).
 // CHECK-NEXT:   --oxla-strip-locations{{ +}}- Replaces the locations of all ops and block arguments with unknown locations.
 // CHECK-NEXT:   --oxla-unroll-loops{{ +}}- Copies the body of counted loops several times into each trip, so the host runs fewer trips.
 // CHECK-NEXT:       factor=<int> (default 4) - trips of the original loop per trip
