@@ -13,6 +13,7 @@ from oxla.pipelines import compile
 PASS = "builtin.module(oxla-legalize-lapack-calls)"
 _MLIR = {np.float32: "f32", np.float64: "f64", np.complex64: "complex<f32>", np.complex128: "complex<f64>"}
 _LETTER = {np.float32: "s", np.float64: "d", np.complex64: "c", np.complex128: "z"}
+_REAL = {np.float32: "f32", np.float64: "f64", np.complex64: "f32", np.complex128: "f64"}
 
 
 def _type(shape, element: str) -> str:
@@ -44,6 +45,10 @@ def _random(shape, dtype, seed=0):
     if np.issubdtype(dtype, np.complexfloating):
         values = values + 1j * rng.standard_normal(shape)
     return values.astype(dtype)
+
+
+def _adjoint(x):
+    return np.conj(np.swapaxes(x, -1, -2))
 
 
 def _tolerance(dtype) -> float:
@@ -268,24 +273,53 @@ def test_syevd_of_repeated_eigenvalues_and_a_diagonal_matrix():
     assert not np.any(info)
 
 
+@pytest.mark.parametrize("dtype, uplo, shape", [(np.complex64, "L", (4, 4)), (np.complex128, "U", (2, 5, 5)),
+                                                (np.complex64, "U", (12, 12))],
+                         ids=["c64-4", "c128-upper-batched-odd", "c64-12"])
+def test_heevd_values_ascending_and_unitary_vectors(dtype, uplo, shape):
+    """Complex Hermitian matrices: Jacobi rotations that first take the phase out of each pair's entry."""
+    a = _random(shape, dtype, seed=25)
+    hermitian = a + _adjoint(a)
+    n = shape[-1]
+    other = np.triu(np.ones((n, n), bool), 1) if uplo == "L" else np.tril(np.ones((n, n), bool), -1)
+    given = np.where(other, np.asarray(np.nan, dtype), hermitian)  # the other triangle is never read
+    given = given + 1j * np.eye(n, dtype=dtype)  # nor the diagonal's imaginary parts (heevd takes them as 0)
+    element, batch = _MLIR[dtype], list(shape[:-2])
+    src = _call("heevd", dtype, [(shape, element)], [(shape, element), (batch + [n], _REAL[dtype]), (batch, "i32")],
+                f"mode = 86 : ui8, uplo = {ord(uplo)} : ui8")
+    vectors, values, info = _run(src, given)
+    assert values.dtype == np.finfo(dtype).dtype
+    tolerance = 1e-12 if dtype == np.complex128 else 2e-6
+    scale = np.abs(hermitian).max()
+    np.testing.assert_allclose(values, np.linalg.eigvalsh(hermitian), rtol=0, atol=tolerance * scale * n)
+    assert (np.diff(values, axis=-1) >= 0).all()
+    np.testing.assert_allclose(vectors @ (values[..., None] * _adjoint(vectors)), hermitian, rtol=0,
+                               atol=tolerance * scale * n)
+    np.testing.assert_allclose(_adjoint(vectors) @ vectors, np.broadcast_to(np.eye(n), shape), rtol=0,
+                               atol=tolerance * n)
+    assert not np.any(info)
+
+
 def _gesdd(shape, dtype, mode: str) -> str:
     m, n = shape[-2:]
     k, element, batch = min(m, n), _MLIR[dtype], list(shape[:-2])
     u, vt = ([m, m], [n, n]) if mode in "AN" else ([m, k], [k, n])
-    results = [(shape, element), (batch + [k], element), (batch + u, element), (batch + vt, element), (batch, "i32")]
+    results = [(shape, element), (batch + [k], _REAL[dtype]), (batch + u, element), (batch + vt, element),
+               (batch, "i32")]
     return _call("gesdd", dtype, [(shape, element)], results, f"mode = {ord(mode)} : ui8")
 
 
 @pytest.mark.parametrize("dtype, shape, mode", [(np.float32, (4, 4), "A"), (np.float64, (2, 7, 4), "A"),
                                                 (np.float32, (2, 4, 7), "A"), (np.float64, (5, 3), "S"),
                                                 (np.float32, (3, 5), "S"), (np.float32, (6, 6), "N"),
-                                                (np.float32, (1, 1), "A")],
+                                                (np.float32, (1, 1), "A"), (np.complex64, (5, 3), "S"),
+                                                (np.complex128, (2, 3, 5), "A"), (np.complex64, (4, 4), "N")],
                          ids=["f32-square", "f64-tall", "f32-wide", "f64-tall-thin", "f32-wide-thin", "f32-values",
-                              "f32-1"])
+                              "f32-1", "c64-tall-thin", "c128-wide", "c64-values"])
 def test_gesdd_values_descending_and_orthonormal_vectors(dtype, shape, mode):
     a = _random(shape, dtype, seed=17)
     _, values, u, vt, info = _run(_gesdd(shape, dtype, mode), a)
-    tolerance = 1e-12 if dtype == np.float64 else 2e-6
+    tolerance = 1e-12 if dtype in (np.float64, np.complex128) else 2e-6
     scale = np.abs(a).max() * max(shape[-2:])
     np.testing.assert_allclose(values, np.linalg.svd(a, compute_uv=False), rtol=0, atol=tolerance * scale)
     assert not np.any(info)
@@ -294,7 +328,7 @@ def test_gesdd_values_descending_and_orthonormal_vectors(dtype, shape, mode):
     k = min(shape[-2:])
     rebuilt = (u[..., :, :k] * values[..., None, :]) @ vt[..., :k, :]
     np.testing.assert_allclose(rebuilt, a, rtol=0, atol=tolerance * scale)
-    for q in (np.swapaxes(u, -1, -2) @ u, vt @ np.swapaxes(vt, -1, -2)):
+    for q in (_adjoint(u) @ u, vt @ _adjoint(vt)):
         np.testing.assert_allclose(q, np.broadcast_to(np.eye(q.shape[-1]), q.shape), rtol=0, atol=tolerance * 10)
 
 
@@ -358,8 +392,8 @@ def test_trsm_becomes_the_triangular_solve(side, uplo, trans, diag):
 
 
 def test_other_custom_calls_and_misfits_are_left_alone():
-    src = (_call("heevd", np.complex64, [((4, 4), "complex<f32>")],
-                 [((4, 4), "complex<f32>"), ((4,), "f32"), ((), "i32")]).replace("func.func @main", "func.func @eigh")
+    src = (_call("geev", np.complex64, [((4, 4), "complex<f32>")],
+                 [((4, 4), "complex<f32>"), ((4,), "complex<f32>"), ((), "i32")]).replace("func.func @main", "func.func @eig")
            + _call("getrf", np.float32, [((4, 4), "f32")], [((4, 4), "f32"), ((), "i32")])
            .replace("func.func @main", "func.func @two_results"))
     module = ir.parse(src)
@@ -402,12 +436,15 @@ def _jax_cases():
         "norm_2": (lambda x: jnp.linalg.norm(x, 2, axis=(-2, -1)), [a]),
         "complex_inv": (jnp.linalg.inv, [complex_a]),
         "complex_qr": (jnp.linalg.qr, [complex_a]),
+        "complex_eigvalsh": (jnp.linalg.eigvalsh, [complex_a + np.conj(complex_a.T)]),
+        "complex_svdvals": (lambda x: jnp.linalg.svd(x, compute_uv=False), [_random((2, 5, 3), np.complex64, 28)]),
+        "complex_pinv": (jnp.linalg.pinv, [_random((3, 5), np.complex64, 29)]),
     }
 
 
 CASES = ["solve", "inv", "det", "slogdet", "cholesky", "cholesky_not_positive", "cholesky_upper", "cho_solve",
          "lu_factor", "qr", "qr_complete", "qr_wide", "solve_triangular", "eigvalsh", "svdvals", "pinv", "lstsq",
-         "matrix_rank", "norm_2", "complex_inv", "complex_qr"]
+         "matrix_rank", "norm_2", "complex_inv", "complex_qr", "complex_eigvalsh", "complex_svdvals", "complex_pinv"]
 
 
 def _assert_close(got, want, tolerance):
@@ -445,6 +482,24 @@ def test_jax_eigh_matches_xla_up_to_the_vectors_signs():
     _assert_close(values, want_values, 1e-5)
     signs = np.sign(np.sum(np.asarray(vectors) * np.asarray(want_vectors), axis=-2, keepdims=True))
     _assert_close(np.asarray(vectors) * signs, want_vectors, 1e-4)
+
+
+def test_jax_complex_eigh_and_svd_rebuild_their_matrices():
+    """jnp.linalg.eigh and svd of complex matrices (lapack_cheevd and lapack_cgesdd); vectors are unique only up
+    to a unit phase, so the rebuilt matrices are compared."""
+    jax = pytest.importorskip("jax")
+    import oxla
+
+    a = _random((2, 6, 6), np.complex64, 30)
+    hermitian = a + _adjoint(a)
+    values, vectors = (np.asarray(r) for r in oxla.compile_model(jax.jit(jax.numpy.linalg.eigh), hermitian)(hermitian))
+    _assert_close(values, jax.jit(jax.numpy.linalg.eigvalsh)(hermitian), 1e-5)
+    np.testing.assert_allclose(vectors @ (values[..., None] * _adjoint(vectors)), hermitian, atol=2e-5)
+    wide = _random((3, 5), np.complex64, 31)
+    function = jax.jit(lambda x: jax.numpy.linalg.svd(x, full_matrices=False))
+    u, s, vt = (np.asarray(r) for r in oxla.compile_model(function, wide)(wide))
+    np.testing.assert_allclose((u * s) @ vt, wide, atol=2e-5)
+    np.testing.assert_allclose(_adjoint(u) @ u, np.eye(3), atol=2e-6)
 
 
 def test_jax_svd_rebuilds_its_matrix():
@@ -517,6 +572,26 @@ def test_the_jacobi_routines_run_on_vulkan_where_f64_is_f32():
     np.testing.assert_allclose(singular, np.linalg.svd(a, compute_uv=False), rtol=1e-5)
     np.testing.assert_allclose((u * singular) @ vt, a, atol=1e-5)
     assert not np.any(info)
+
+
+def test_complex_routines_run_on_vulkan():
+    """IREE's SPIR-V code has no complex select (oxla-split-complex-selects chooses the parts apart): complex
+    QR and Hermitian eigenvectors compile for Vulkan and run there in f32."""
+    if not any(d.name == "vulkan" and d.available for d in runtime.devices()):
+        pytest.skip("no vulkan device on this machine")
+    a = _random((2, 5, 5), np.complex64, 33)
+    hermitian = a + _adjoint(a)
+    src = _call("heevd", np.complex64, [((2, 5, 5), "complex<f32>")],
+                [((2, 5, 5), "complex<f32>"), ((2, 5), "f32"), ((2,), "i32")], f"mode = 86 : ui8, uplo = {ord('L')} : ui8")
+    vectors, values, info = (np.asarray(r) for r in runtime.load(compile(src, target="vulkan-spirv"),
+                                                                 device="vulkan").main(hermitian))
+    np.testing.assert_allclose(values, np.linalg.eigvalsh(hermitian), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(vectors @ (values[..., None] * _adjoint(vectors)), hermitian, atol=1e-4)
+    assert not np.any(info)
+    b = _random((6, 4), np.complex64, 34)
+    reflectors, _, q = (np.asarray(r) for r in runtime.load(compile(_geqrf_then_orgqr((6, 4), np.complex64),
+                                                                    target="vulkan-spirv"), device="vulkan").main(b))
+    np.testing.assert_allclose(q @ np.triu(reflectors)[:4], b, atol=1e-5)
 
 
 def test_getrf_by_panels_runs_on_vulkan():

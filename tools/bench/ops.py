@@ -356,6 +356,12 @@ def _symmetric(seed: int, *shape) -> np.ndarray:
     return a + np.swapaxes(a, -1, -2)
 
 
+def _hermitian(seed: int, *shape) -> np.ndarray:
+    """a + a^H for a complex standard normal a."""
+    a = _complex_normal(seed, *shape)
+    return a + np.conj(np.swapaxes(a, -1, -2))
+
+
 def _positive_definite(seed: int, *shape) -> np.ndarray:
     """a a^T + n I for a standard normal a: symmetric, positive definite, well conditioned."""
     a = _normal(seed, *shape)
@@ -489,6 +495,8 @@ OPS = {
                  lambda: [_symmetric(116, 128, 128)], 1e-4),
     "eigvalsh_batched": ("jnp.linalg.eigvalsh of 4096 symmetric f32[3,3]", lambda: _linalg("eigvalsh"),
                          lambda: [_symmetric(117, 4096, 3, 3)], 1e-4),
+    "eigvalsh_complex": ("jnp.linalg.eigvalsh of c64[64,64], Hermitian", lambda: _linalg("eigvalsh"),
+                         lambda: [_hermitian(121, 64, 64)], 1e-4),
     "svdvals": ("singular values of f32[256,64] (jnp.linalg.svd, compute_uv=False)",
                 lambda: _linalg("svd", compute_uv=False),
                 lambda: [_normal(118, 256, 64)], 1e-4),

@@ -1073,10 +1073,10 @@ CONSTRUCTS: tuple[Construct, ...] = (
               "the imported model checks dimension variables when called"),
     Construct(LAPACK_CALLS, "legalized",
               "jnp.linalg and jax.scipy.linalg on CPU (solve, inv, det, cholesky, qr, eigh, svd, pinv, lstsq, lu, "
-              "solve_triangular, ...; eigh and svd of real matrices): "
+              "solve_triangular, ...; eigh of symmetric and Hermitian matrices, svd of real and complex ones): "
               "rewritten as StableHLO loops by oxla-legalize-lapack-calls when compiled"),
     Construct("stablehlo.custom_call @<other targets>", "unsupported",
-              "platform kernels (the other lapack_* routines: eig, schur, complex eigh and svd; cu*, hipsolver*, ...) "
+              "platform kernels (the other lapack_* routines: eig, schur, ...; cu*, hipsolver*, ...) "
               "and host callbacks"),
     Construct("stablehlo.dynamic_broadcast_in_dim", "legalized",
               "shape polymorphism: expanding dimensions marked from JAX's broadcasting rules",

@@ -14,15 +14,17 @@ implements. `ROUTINES` says what each routine this pass takes becomes:
   factors of BLOCKED_CHOLESKY by panels, as getrf and potrf do (_panel,
   _cholesky_panel: the trips over a panel's columns only, the rest by one
   product a panel);
-- syevd (real symmetric eigenvalues and vectors): cyclic Jacobi rotations,
-  every pair of rows once a sweep in rounds of disjoint pairs, each round
-  element-wise over the whole matrix (LAPACK reduces to tridiagonal form
-  and divides and conquers, which is sequential where this is not);
-- gesdd (real singular values and vectors): one-sided Jacobi rotations on
-  the same schedule, the vectors of zero singular values and the full
-  side's extra ones from a Householder QR.
+- syevd and heevd (eigenvalues and vectors of real symmetric and complex
+  Hermitian matrices): cyclic Jacobi rotations, every pair of rows once a
+  sweep in rounds of disjoint pairs, each round element-wise over the whole
+  matrix (LAPACK reduces to tridiagonal form and divides and conquers, which
+  is sequential where this is not); a complex pair's entry has its phase
+  taken out first, so each rotation is a unitary of real cos and sin;
+- gesdd (singular values and vectors, real or complex): one-sided Jacobi
+  rotations on the same schedule, the vectors of zero singular values and
+  the full side's extra ones from a Householder QR.
 
-The Jacobi routines rotate in f64 whatever the element type, real types only.
+The Jacobi routines rotate in f64 (complex<f64>) whatever the element type.
 
 Results keep LAPACK's conventions: what a routine leaves untouched (the other
 triangle of potrf's matrix) holds the input; getrf's pivots are 1-based
@@ -169,6 +171,11 @@ def _as_element(real, like):
                      build.splat(0, real.type))
 
 
+def _zero_padded(x, padding: list[tuple[int, int]]):
+    """x padded with zeros ((low, high) per dim)."""
+    return build.pad(x, build.splat(0, build.tensor([], build.element(x))), padding)
+
+
 def _magnitude(x):
     """|re| + |im| for complex x (LAPACK's pivot measure, icamax), |x| for real."""
     if not isinstance(build.element(x), ir.ComplexType):
@@ -181,6 +188,28 @@ def _matrix_transpose(x):
     """x with its last two dims swapped."""
     rank = len(build.shape(x))
     return build.transpose(x, list(range(rank - 2)) + [rank - 1, rank - 2])
+
+
+def _adjoint(x):
+    """The conjugate transpose of the batched matrices x (the transpose for real x)."""
+    return build.conjugate(_matrix_transpose(x))
+
+
+def _on_diagonal(dims: list[int]):
+    """The mask of the diagonal of batched matrices of `dims`."""
+    rank = len(dims)
+    return build.compare(build.positions(dims, rank - 2), build.positions(dims, rank - 1), "EQ", "SIGNED")
+
+
+def _squared(x):
+    """|x|^2 element-wise, real (x * conj(x) for complex x)."""
+    return _real_part(_binary("multiply", x, build.conjugate(x)))
+
+
+def _in_f64(x):
+    """x converted to f64, or to complex<f64> for complex x: the Jacobi routines' working precision."""
+    wide = ir.F64Type.get()
+    return build.convert(x, ir.ComplexType.get(wide) if isinstance(build.element(x), ir.ComplexType) else wide)
 
 
 def _triangle(dims: list[int], lower: bool):
@@ -291,9 +320,8 @@ def _cholesky_lower(a):
 def _cholesky(a, lower: bool):
     """(factor, info): L with a = L L^H from a's lower triangle, or U with a = U^H U from its upper one
     (the lower factor of a^H), zeros in the other triangle."""
-    source = a if lower else build.conjugate(_matrix_transpose(a))
-    factor, info = _cholesky_lower(source)
-    return (factor if lower else build.conjugate(_matrix_transpose(factor))), info
+    factor, info = _cholesky_lower(a if lower else _adjoint(a))
+    return (factor if lower else _adjoint(factor)), info
 
 
 def potrf(op, config: dict) -> list:
@@ -640,9 +668,25 @@ def _at_partner(x, partner_b):
 
 
 def _rotation(own, theirs, off, first):
-    """The coefficients (c, other) of the Jacobi rotation that zeroes `off` between each index and its
-    partner ([..., n, 1] each: the diagonal entries, own and the partner's, and the entry between them;
-    `first`: whether the index is the lower of its pair): its row becomes c row + other partner row."""
+    """The coefficients (u_ii, u_ji) of the Jacobi rotation U that zeroes `off` between each index i and its
+    partner j ([..., n, 1] each: the diagonal entries, real, own and the partner's, and a[i, j]; `first`:
+    whether i is the lower of its pair): column i of a U is u_ii a_i + u_ji a_j, row i of U^H a the
+    conjugates' sum. A complex a[p, q] = |a[p, q]| e^(i phi) is made real first (q's row and column times a
+    phase, which U takes in: a unitary, not only a rotation)."""
+    if not isinstance(build.element(off), ir.ComplexType):
+        return _real_rotation(own, theirs, off, first)
+    size = build.one("stablehlo.abs", build.tensor(build.shape(off), _real_type(off)), off)
+    c, other = (_as_element(v, off) for v in _real_rotation(own, theirs, size, first))
+    zero = build.compare(size, build.splat(0, size.type), "EQ", "FLOAT")
+    # off / |off|; for i = q that is a[q, p] / |a[p, q]| = e^(-i phi)
+    phase = _where(zero, build.splat(1, off.type), _binary("divide", off, _as_element(size, off)))
+    return (_where(first, c, _binary("multiply", c, phase)),
+            _where(first, _binary("multiply", other, build.conjugate(phase)), other))
+
+
+def _real_rotation(own, theirs, off, first):
+    """The coefficients (c, other) of the rotation that zeroes the real `off` between each index and its
+    partner (see _rotation): its column becomes c column + other partner column."""
     low, high = _where(first, own, theirs), _where(first, theirs, own)
     tau = _binary("divide", _binary("subtract", high, low), _binary("multiply", build.splat(2, off.type), off))
     one = build.splat(1, tau.type)
@@ -678,32 +722,35 @@ def _jacobi_round(r, table, a, w=None):
     dims = build.shape(a)
     partner, first = _pairing(r, table, dims)
     partner_b = build.broadcast(partner, dims, [len(dims) - 2])
-    own = build.reshape(_diagonal(a), dims[:-1] + [1])
-    c, other = _rotation(own, _at_partner(_rows_at(a, partner), partner_b), _at_partner(a, partner_b), first)
-    half = _rotated_rows(a, partner, c, other)  # G^T a
-    # (G^T a) G by columns, not as the rows of its transpose: IREE wrote that transpose column by column.
+    own = _real_part(build.reshape(_diagonal(a), dims[:-1] + [1]))
+    c, other = _rotation(own, _real_part(_at_partner(_rows_at(a, partner), partner_b)), _at_partner(a, partner_b),
+                         first)
+    by_rows = build.conjugate(c), build.conjugate(other)
+    half = _rotated_rows(a, partner, *by_rows)  # U^H a
+    # (U^H a) U by columns, not as the rows of its transpose: IREE wrote that transpose column by column.
     along = dims[:-2] + [1, dims[-1]]
     theirs = _partners_along(half, partner, len(dims) - 1)
     full = _binary("add", _binary("multiply", _stretch(build.reshape(c, along), dims), half),
                    _binary("multiply", _stretch(build.reshape(other, along), dims), theirs))
-    return [full] + ([] if w is None else [_rotated_rows(w, partner, c, other)])
+    return [full] + ([] if w is None else [_rotated_rows(w, partner, *by_rows)])
 
 
 def _one_sided_round(r, table, x, w=None):
     """One round of one-sided rotations: each row i of x with its partner in round r of `table`, the
-    rotation that makes the two rows orthogonal (Jacobi on x x^T, which is never formed), applied to the
-    rows of x and of w (if given)."""
+    rotation that makes the two rows orthogonal (Jacobi on x x^H, which is never formed), applied to the
+    rows of x and of w (if given): U^H x, U^H w."""
     dims = build.shape(x)
     rank = len(dims)
     partner, first = _pairing(r, table, dims)
     theirs = _rows_at(x, partner)
-    zero = build.splat(0, build.tensor([], build.element(x)))
 
     def row_sums(values):
+        zero = build.splat(0, build.tensor([], build.element(values)))
         return build.reshape(build.reduce(values, zero, [rank - 1], "stablehlo.add"), dims[:-1] + [1])
 
-    c, other = _rotation(row_sums(_binary("multiply", x, x)), row_sums(_binary("multiply", theirs, theirs)),
-                         row_sums(_binary("multiply", x, theirs)), first)
+    c, other = _rotation(row_sums(_squared(x)), row_sums(_squared(theirs)),
+                         row_sums(_binary("multiply", x, build.conjugate(theirs))), first)
+    c, other = build.conjugate(c), build.conjugate(other)
     return [_combined_rows(x, theirs, c, other)] + ([] if w is None else [_rotated_rows(w, partner, c, other)])
 
 
@@ -712,10 +759,9 @@ def _off_diagonal_share(a):
     zero matrix)."""
     dims = build.shape(a)
     rank = len(dims)
-    zero = build.splat(0, build.tensor([], build.element(a)))
-    squares = _binary("multiply", a, a)
-    on_diagonal = build.compare(build.positions(dims, rank - 2), build.positions(dims, rank - 1), "EQ", "SIGNED")
-    off = build.reduce(_where(on_diagonal, build.splat(0, a.type), squares), zero, [rank - 2, rank - 1],
+    squares = _squared(a)
+    zero = build.splat(0, build.tensor([], build.element(squares)))
+    off = build.reduce(_where(_on_diagonal(dims), build.splat(0, squares.type), squares), zero, [rank - 2, rank - 1],
                        "stablehlo.add")
     total = build.reduce(squares, zero, [rank - 2, rank - 1], "stablehlo.add")
     return _binary("divide", off, _binary("maximum", total, build.splat(np.finfo(np.float32).tiny, total.type)))
@@ -733,10 +779,8 @@ def _largest(values):
 def _diagonal(a):
     """The diagonal of each matrix: [..., n]."""
     dims = build.shape(a)
-    rank = len(dims)
-    on_diagonal = build.compare(build.positions(dims, rank - 2), build.positions(dims, rank - 1), "EQ", "SIGNED")
-    return build.reduce(_where(on_diagonal, a, build.splat(0, a.type)),
-                        build.splat(0, build.tensor([], build.element(a))), [rank - 1], "stablehlo.add")
+    return build.reduce(_where(_on_diagonal(dims), a, build.splat(0, a.type)),
+                        build.splat(0, build.tensor([], build.element(a))), [len(dims) - 1], "stablehlo.add")
 
 
 def _jacobi_sweeps(x, trip, share, eps: float, vectors: bool):
@@ -747,15 +791,13 @@ def _jacobi_sweeps(x, trip, share, eps: float, vectors: bool):
     shrinking (rounding holds it somewhat above), or MAX_SWEEPS have run; `converged` ([...] i1) holds where
     it ended within eps, which rounding never prevents and only infinities or NaNs do."""
     dims = build.shape(x)
-    rank, count = len(dims), dims[-2]
+    count = dims[-2]
     table = build.one("stablehlo.constant", _i32([count - 1, count]),
                       value=f"dense<{_round_robin(count).tolist()}> : tensor<{count - 1}x{count}xi32>")
-    scalar = build.tensor([], build.element(x))
+    scalar = build.tensor([], _real_type(x))
     rotated = [x]
     if vectors:
-        square = dims[:-2] + [count, count]
-        rotated.append(build.convert(build.compare(build.positions(square, rank - 2), build.positions(square, rank - 1),
-                                                   "EQ", "SIGNED"), build.element(x)))
+        rotated.append(_as_element(build.convert(_on_diagonal(dims[:-2] + [count, count]), _real_type(x)), x))
 
     def unfinished(sweep, *state):
         now, before = _largest(state[-1]), state[-2]
@@ -775,21 +817,21 @@ def _jacobi_sweeps(x, trip, share, eps: float, vectors: bool):
 
 
 def _jacobi_eigen(a, eps: float, vectors: bool):
-    """(eigenvalues [..., n], eigenvector rows [..., n, n] or None, converged [...]) of the symmetric a by
-    two-sided Jacobi sweeps, to the precision eps; the vectors only where `vectors`."""
+    """(eigenvalues [..., n], the eigenvectors' conjugates as rows [..., n, n] or None, converged [...]) of the
+    symmetric or Hermitian a by two-sided Jacobi sweeps, to the precision eps; the vectors only where
+    `vectors`."""
     dims = build.shape(a)
     rank, n = len(dims), dims[-1]
     count = n + n % 2  # an odd size gets a zero row and column, which no rotation touches
-    a = build.pad(a, build.splat(0, build.tensor([], build.element(a))),
-                  [(0, 0)] * (rank - 2) + [(0, count - n)] * 2)
+    a = _zero_padded(a, [(0, 0)] * (rank - 2) + [(0, count - n)] * 2)
     a, w, converged = _jacobi_sweeps(a, _jacobi_round, _off_diagonal_share, eps, vectors)
-    values = build.strided_slice(_diagonal(a), [0] * (rank - 1), dims[:-1], [1] * (rank - 1))
+    values = build.strided_slice(_real_part(_diagonal(a)), [0] * (rank - 1), dims[:-1], [1] * (rank - 1))
     return values, (None if w is None else build.strided_slice(w, [0] * rank, dims, [1] * rank)), converged
 
 
 def _eps(x) -> float:
-    """The machine epsilon of x's element type (bf16's too)."""
-    kind = build.element(x)
+    """The machine epsilon of x's element type (bf16's too; a complex type's parts')."""
+    kind = _real_type(x)
     if str(kind) == "bf16":
         return 2.0 ** -7
     return float(np.finfo({16: np.float16, 32: np.float32, 64: np.float64}[ir.FloatType(kind).width]).eps)
@@ -815,21 +857,25 @@ def _sorted(values, rows: list, direction: str):
 
 
 def syevd(op, config: dict) -> list:
-    """(eigenvectors as columns, eigenvalues ascending, info) of the symmetric matrix given by its uplo
-    triangle, by Jacobi rotations in f64 (not LAPACK's divide and conquer: the same values, the vectors
-    up to sign); info 1 where the sweeps ran out before the matrix was near diagonal."""
+    """(eigenvectors as columns, eigenvalues ascending, info) of the symmetric (heevd: Hermitian) matrix given
+    by its uplo triangle, by Jacobi rotations in f64 (not LAPACK's divide and conquer: the same values, the
+    vectors up to sign, or a unit phase for complex ones); info 1 where the sweeps ran out before the matrix
+    was near diagonal. As heevd does, the imaginary parts of the diagonal are taken as zero."""
     a = op.operands[0]
+    dims = build.shape(a)
     lower = config.get("uplo", _LOWER) == _LOWER
-    symmetric = _where(_triangle(build.shape(a), lower), a, _matrix_transpose(a))
+    hermitian = _where(_triangle(dims, lower), a, _adjoint(a))
+    if isinstance(build.element(a), ir.ComplexType):
+        hermitian = _where(_on_diagonal(dims), _as_element(_real_part(hermitian), a), hermitian)
     # Vectors only where asked for and read: jnp.linalg.eigvalsh asks and drops them.
     vectors = config.get("mode", ord("V")) == ord("V") and bool(list(op.results[0].uses))
     # f32 rotations left n eps |a| of error (64 x 64: 1e-4, LAPACK's 8e-6); in f64 it is 2e-6.
-    values, rows, converged = _jacobi_eigen(build.convert(symmetric, ir.F64Type.get()), _eps(a), vectors)
-    values = build.convert(values, build.element(a))
+    values, rows, converged = _jacobi_eigen(_in_f64(hermitian), _eps(a), vectors)
+    values = build.convert(values, build.element(op.results[1]))
     if not vectors:
         return [a, _sorted(values, [], "LT")[0], _failures(converged)]
     values, (rows,) = _sorted(values, [build.convert(rows, build.element(a))], "LT")
-    return [_matrix_transpose(rows), values, _failures(converged)]
+    return [_adjoint(rows), values, _failures(converged)]
 
 
 def _failures(converged):
@@ -838,9 +884,9 @@ def _failures(converged):
 
 
 def _gram_share(x):
-    """_off_diagonal_share of x x^T: how far the rows of x are from orthogonal."""
+    """_off_diagonal_share of x x^H: how far the rows of x are from orthogonal."""
     rank = len(build.shape(x))
-    return _off_diagonal_share(_product(x, x, rank - 1, rank - 1))
+    return _off_diagonal_share(_product(x, build.conjugate(x), rank - 1, rank - 1))
 
 
 def _completed(columns, keep):
@@ -850,8 +896,7 @@ def _completed(columns, keep):
     dims = build.shape(columns)
     rank, m, k = len(dims), dims[-2], dims[-1]
     reflectors, taus = _householder_qr(columns)
-    zero = build.splat(0, build.tensor([], build.element(columns)))
-    q = _householder_q(build.pad(reflectors, zero, [(0, 0)] * (rank - 1) + [(0, m - k)]), taus)
+    q = _householder_q(_zero_padded(reflectors, [(0, 0)] * (rank - 1) + [(0, m - k)]), taus)
     first = build.strided_slice(q, [0] * rank, dims, [1] * rank)
     fixed = _where(build.broadcast(keep, dims, list(range(rank - 2)) + [rank - 1]), columns, first)
     if m == k:
@@ -862,24 +907,24 @@ def _completed(columns, keep):
 
 
 def gesdd(op, config: dict) -> list:
-    """(the operand, singular values descending, U, V^T, info) of a real matrix by one-sided Jacobi
-    rotations in f64 (Hestenes: the rows of a^T, or of a where it is wide, made orthogonal; their norms are
-    the singular values, the rows normalized one side's vectors, the rotations the other's); mode 'A' the
-    full U and V^T, 'S' the first min(m, n) columns and rows, 'N' the values only (U and V^T zeros). Vectors
-    of zero singular values (to rounding: max(m, n) eps of the largest), and the full side's extra ones,
-    come from the Householder QR of the rest."""
+    """(the operand, singular values descending, U, V^H, info) of a real or complex matrix by one-sided
+    Jacobi rotations in f64 (Hestenes: the rows of a^H, or of a where it is wide, made orthogonal; their
+    norms are the singular values, the rows normalized one side's vectors, the rotations the other's); mode
+    'A' the full U and V^H, 'S' the first min(m, n) columns and rows, 'N' the values only (U and V^H zeros).
+    Vectors of zero singular values (to rounding: max(m, n) eps of the largest), and the full side's extra
+    ones, come from the Householder QR of the rest."""
     a = op.operands[0]
     dims = build.shape(a)
     rank, m, n = len(dims), dims[-2], dims[-1]
     k, tall, batch = min(m, n), m >= n, dims[:-2]
-    x = build.convert(_matrix_transpose(a) if tall else a, ir.F64Type.get())  # [..., k, max(m, n)]
+    x = _in_f64(_adjoint(a) if tall else a)  # [..., k, max(m, n)]
     count = k + k % 2  # an odd count gets a zero row, which no rotation touches
-    zero = build.splat(0, build.tensor([], build.element(x)))
-    x = build.pad(x, zero, [(0, 0)] * (rank - 2) + [(0, count - k), (0, 0)])
+    x = _zero_padded(x, [(0, 0)] * (rank - 2) + [(0, count - k), (0, 0)])
     mode = config.get("mode", ord("A"))
     x, w, converged = _jacobi_sweeps(x, _one_sided_round, _gram_share, _eps(a), mode != ord("N"))
-    norms = build.one("stablehlo.sqrt", build.tensor(dims[:-2] + [count], build.element(x)),
-                      build.reduce(_binary("multiply", x, x), zero, [rank - 1], "stablehlo.add"))
+    norms = build.one("stablehlo.sqrt", build.tensor(dims[:-2] + [count], _real_type(x)),
+                      build.reduce(_squared(x), build.splat(0, build.tensor([], _real_type(x))), [rank - 1],
+                                   "stablehlo.add"))
     if mode == ord("N"):
         values = build.strided_slice(_sorted(norms, [], "GT")[0], [0] * (rank - 1), batch + [k], [1] * (rank - 1))
         return [a, build.convert(values, build.element(op.results[1])), build.splat(0, op.results[2].type),
@@ -896,13 +941,13 @@ def gesdd(op, config: dict) -> list:
     nonzero = build.compare(values, floor, "GT", "FLOAT")
     spread = build.broadcast(values, build.shape(x), list(range(rank - 1)))
     kept = build.broadcast(nonzero, build.shape(x), list(range(rank - 1)))
-    unit = _where(kept, _binary("divide", x, _where(kept, spread, build.splat(1, spread.type))), build.splat(0, x.type))
-    full = _completed(_matrix_transpose(unit), nonzero)  # [..., max(m, n), max(m, n)]
-    u, v = (full, _matrix_transpose(w)) if tall else (_matrix_transpose(w), full)
+    divisor = _as_element(_where(kept, spread, build.splat(1, spread.type)), x)
+    unit = _where(kept, _binary("divide", x, divisor), build.splat(0, x.type))
+    full = _completed(_adjoint(unit), nonzero)  # [..., max(m, n), max(m, n)]
+    u, v = (full, _adjoint(w)) if tall else (_adjoint(w), full)
     whole, kind = mode == ord("A"), build.element(a)
     u = build.convert(build.strided_slice(u, [0] * rank, batch + [m, m if whole else k], [1] * rank), kind)
-    vt = build.convert(build.strided_slice(_matrix_transpose(v), [0] * rank, batch + [n if whole else k, n], [1] * rank),
-                       kind)
+    vt = build.convert(build.strided_slice(_adjoint(v), [0] * rank, batch + [n if whole else k, n], [1] * rank), kind)
     return [a, singular, u, vt, _failures(converged)]
 
 
@@ -935,7 +980,8 @@ ROUTINES: dict[str, Routine] = {
     "orgqr": Routine(2, 1, orgqr),
     "ungqr": Routine(2, 1, orgqr),
     "syevd": Routine(1, 3, syevd, "sd"),
-    "gesdd": Routine(1, 5, gesdd, "sd"),
+    "heevd": Routine(1, 3, syevd, "cz"),
+    "gesdd": Routine(1, 5, gesdd),
 }
 
 
@@ -984,7 +1030,7 @@ class LegalizeCholesky(RewritePass):
 
 @register_pass
 class LegalizeLapackCalls(RewritePass):
-    """Rewrites JAX's CPU LAPACK custom calls (trsm, potrf, getrf, geqrf, orgqr/ungqr, syevd, gesdd) as StableHLO."""
+    """Rewrites JAX's CPU LAPACK custom calls (trsm, potrf, getrf, geqrf, orgqr/ungqr, syevd, heevd, gesdd) as StableHLO."""
 
     name = "oxla-legalize-lapack-calls"
     roots = ("stablehlo.custom_call",)

@@ -190,12 +190,33 @@ func.func @svd(%a: tensor<4x3xf32>) -> (tensor<4x3xf32>, tensor<3xf32>, tensor<4
 
 // -----
 
-// Routines the pass does not take stay: complex Hermitian eigenvalues.
+// Complex Hermitian eigenvalues (heevd): the same sweeps in complex<f64>, each pair's entry made real by
+// its phase (its magnitude, and the entry over it) before the rotation; real eigenvalues, the
+// eigenvectors the conjugate transpose of the rotated rows.
 // CHECK-LABEL: func.func @complex_eigh
-// CHECK:         stablehlo.custom_call @lapack_cheevd_ffi
+// CHECK-NOT:     custom_call
+// CHECK:         stablehlo.convert %{{.*}} : (tensor<4x4xcomplex<f32>>) -> tensor<4x4xcomplex<f64>>
+// CHECK:         stablehlo.while
+// CHECK:           stablehlo.abs %{{.*}} : (tensor<4x1xcomplex<f64>>) -> tensor<4x1xf64>
+// CHECK:           stablehlo.divide %{{.*}}, %{{.*}} : tensor<4x1xcomplex<f64>>
+// CHECK:         stablehlo.real %{{.*}} : (tensor<4xcomplex<f64>>) -> tensor<4xf64>
+// CHECK:         stablehlo.sort
+// CHECK:         stablehlo.transpose
+// CHECK:         stablehlo.negate
+// CHECK:         return %{{.*}}, %{{.*}}, %{{.*}} : tensor<4x4xcomplex<f32>>, tensor<4xf32>, tensor<i32>
 func.func @complex_eigh(%a: tensor<4x4xcomplex<f32>>) -> (tensor<4x4xcomplex<f32>>, tensor<4xf32>, tensor<i32>) {
-  %r:3 = stablehlo.custom_call @lapack_cheevd_ffi(%a) {mhlo.backend_config = {}} : (tensor<4x4xcomplex<f32>>) -> (tensor<4x4xcomplex<f32>>, tensor<4xf32>, tensor<i32>)
+  %r:3 = stablehlo.custom_call @lapack_cheevd_ffi(%a) {mhlo.backend_config = {mode = 86 : ui8, uplo = 76 : ui8}} : (tensor<4x4xcomplex<f32>>) -> (tensor<4x4xcomplex<f32>>, tensor<4xf32>, tensor<i32>)
   return %r#0, %r#1, %r#2 : tensor<4x4xcomplex<f32>>, tensor<4xf32>, tensor<i32>
+}
+
+// -----
+
+// Routines the pass does not take stay: general (non-symmetric) eigenvalues.
+// CHECK-LABEL: func.func @complex_eig
+// CHECK:         stablehlo.custom_call @lapack_cgeev_ffi
+func.func @complex_eig(%a: tensor<4x4xcomplex<f32>>) -> (tensor<4x4xcomplex<f32>>, tensor<4xcomplex<f32>>, tensor<i32>) {
+  %r:3 = stablehlo.custom_call @lapack_cgeev_ffi(%a) {mhlo.backend_config = {}} : (tensor<4x4xcomplex<f32>>) -> (tensor<4x4xcomplex<f32>>, tensor<4xcomplex<f32>>, tensor<i32>)
+  return %r#0, %r#1, %r#2 : tensor<4x4xcomplex<f32>>, tensor<4xcomplex<f32>>, tensor<i32>
 }
 
 // -----
