@@ -5,7 +5,7 @@ either a retain or a MOVE into its block argument's register. When a branch
 passes the same ref to two block arguments and the encoder coalesces one of
 them with the source register, the other may still be a MOVE, which clears
 that register: the second block argument then holds null (iree-org/iree
-issues 24753 and 24781, not fixed in the pinned release). This happens where
+issue 24753; its fix, pull request 24781, is not in the pinned release). This happens where
 a host loop carries two tensors that IREE's stream phase placed in one
 allocation: at the loop's exit both are the same `!hal.buffer`, and the
 first dispatch that reads the nulled one fails with "indirect buffer
@@ -38,18 +38,16 @@ def _same_object(value, branch):
         return ir.Operation.create("vm.cast.any.ref", results=[value.type], operands=[opaque.results[0]]).results[0]
 
 
-def distinct_refs(branch) -> int:
-    """Replaces each ref operand of `branch` that an earlier operand already passes; how many it replaced."""
-    seen, replaced = [], 0
+def _distinct_refs(branch) -> None:
+    """Replaces each ref operand of `branch` that an earlier operand already passes."""
+    seen = []
     for index, value in enumerate(list(branch.operands)):
         if not _is_ref(value):
             continue
         if any(value == other for other in seen):
             branch.operands[index] = _same_object(value, branch)
-            replaced += 1
         else:
             seen.append(value)
-    return replaced
 
 
 @register_pass
@@ -62,4 +60,4 @@ class DistinctBranchRefs(Pass):
     def run(self, module) -> None:
         """Rewrites every branch of the module's VM functions that passes a ref twice."""
         for op in [op for op in ir.ops(module) if op.name in _BRANCHES]:
-            distinct_refs(op)
+            _distinct_refs(op)
