@@ -13,7 +13,6 @@ from oxla.pipelines import compile
 PASS = "builtin.module(oxla-legalize-lapack-calls)"
 _MLIR = {np.float32: "f32", np.float64: "f64", np.complex64: "complex<f32>", np.complex128: "complex<f64>"}
 _LETTER = {np.float32: "s", np.float64: "d", np.complex64: "c", np.complex128: "z"}
-_REAL = {np.float32: "f32", np.float64: "f64", np.complex64: "f32", np.complex128: "f64"}
 
 
 def _type(shape, element: str) -> str:
@@ -49,6 +48,11 @@ def _random(shape, dtype, seed=0):
 
 def _adjoint(x):
     return np.conj(np.swapaxes(x, -1, -2))
+
+
+def _need_vulkan():
+    if not any(d.name == "vulkan" and d.available for d in runtime.devices()):
+        pytest.skip("no vulkan device on this machine")
 
 
 def _tolerance(dtype) -> float:
@@ -285,7 +289,7 @@ def test_heevd_values_ascending_and_unitary_vectors(dtype, uplo, shape):
     given = np.where(other, np.asarray(np.nan, dtype), hermitian)  # the other triangle is never read
     given = given + 1j * np.eye(n, dtype=dtype)  # nor the diagonal's imaginary parts (heevd takes them as 0)
     element, batch = _MLIR[dtype], list(shape[:-2])
-    src = _call("heevd", dtype, [(shape, element)], [(shape, element), (batch + [n], _REAL[dtype]), (batch, "i32")],
+    src = _call("heevd", dtype, [(shape, element)], [(shape, element), (batch + [n], _MLIR[np.finfo(dtype).dtype.type]), (batch, "i32")],
                 f"mode = 86 : ui8, uplo = {ord(uplo)} : ui8")
     vectors, values, info = _run(src, given)
     assert values.dtype == np.finfo(dtype).dtype
@@ -304,7 +308,7 @@ def _gesdd(shape, dtype, mode: str) -> str:
     m, n = shape[-2:]
     k, element, batch = min(m, n), _MLIR[dtype], list(shape[:-2])
     u, vt = ([m, m], [n, n]) if mode in "AN" else ([m, k], [k, n])
-    results = [(shape, element), (batch + [k], _REAL[dtype]), (batch + u, element), (batch + vt, element),
+    results = [(shape, element), (batch + [k], _MLIR[np.finfo(dtype).dtype.type]), (batch + u, element), (batch + vt, element),
                (batch, "i32")]
     return _call("gesdd", dtype, [(shape, element)], results, f"mode = {ord(mode)} : ui8")
 
@@ -555,8 +559,7 @@ def test_the_reflections_products_are_not_data_tiled():
 def test_the_jacobi_routines_run_on_vulkan_where_f64_is_f32():
     """IREE demotes f64 to f32 for Vulkan: the rotations then run in f32, and their stopping tests and sorts
     must hold there too (an f64 epsilon never converged; a total-order sort on f64 did not compile)."""
-    if not any(d.name == "vulkan" and d.available for d in runtime.devices()):
-        pytest.skip("no vulkan device on this machine")
+    _need_vulkan()
     symmetric = _hermitian_positive((2, 5, 5), np.float32, 23)
     src = _call("syevd", np.float32, [((2, 5, 5), "f32")], [((2, 5, 5), "f32"), ((2, 5), "f32"), ((2,), "i32")],
                 f"mode = 86 : ui8, uplo = {ord('L')} : ui8")
@@ -577,8 +580,7 @@ def test_the_jacobi_routines_run_on_vulkan_where_f64_is_f32():
 def test_complex_routines_run_on_vulkan():
     """IREE's SPIR-V code has no complex select (oxla-split-complex-selects chooses the parts apart): complex
     QR and Hermitian eigenvectors compile for Vulkan and run there in f32."""
-    if not any(d.name == "vulkan" and d.available for d in runtime.devices()):
-        pytest.skip("no vulkan device on this machine")
+    _need_vulkan()
     a = _random((2, 5, 5), np.complex64, 33)
     hermitian = a + _adjoint(a)
     src = _call("heevd", np.complex64, [((2, 5, 5), "complex<f32>")],
@@ -595,8 +597,7 @@ def test_complex_routines_run_on_vulkan():
 
 
 def test_getrf_by_panels_runs_on_vulkan():
-    if not any(d.name == "vulkan" and d.available for d in runtime.devices()):
-        pytest.skip("no vulkan device on this machine")
+    _need_vulkan()
     a = _random((140, 140), np.float32, 25)
     a[:, 7] = 0
     src = _call("getrf", np.float32, [((140, 140), "f32")], [((140, 140), "f32"), ((140,), "i32"), ((), "i32")])
