@@ -55,7 +55,7 @@ INPUT_LEGALIZATION = f"builtin.module({','.join(INPUT_LEGALIZATION_PASSES)})"
 # oxla's StableHLO optimizer (simplify, fold, canonicalize, cse, dce to a fixed
 # point), run before the legalization unless compile(optimize=False).
 OPTIMIZATION = "builtin.module(oxla-hlo-opt)"
-# Run on the VM module of every program just before it is serialized, whatever the target and flags:
+# Run on the VM module of every program, whatever the target and flags, before it is returned or serialized:
 # a workaround for an IREE bytecode encoder bug that nulls a ref a branch passes twice (see
 # oxla/transforms/vm_branches.py).
 VM_WORKAROUNDS = "builtin.module(oxla-vm-distinct-branch-refs)"
@@ -609,10 +609,11 @@ def compile(
     attempts = _attempts(flag_sets, codegen_passes if optimize and start < phase_index("dispatch-creation") else ())
     module, attempt = _run_phases(compiler, module, tgt, (start, last), boundaries, times,
                                   all_flags, defaults_at, attempts)
+    if last == phase_index("vm"):  # a VM module, returned or serialized, is one the encoder handles
+        transforms.run(module, VM_WORKAROUNDS)
     if compile_to and stop <= phase_index("vm"):
         return module
     began = time.perf_counter()
-    transforms.run(module, VM_WORKAROUNDS)
     vmfb = compiler.vm_bytecode(module)
     times["end"] = time.perf_counter() - began
     artifact = Artifact(vmfb, tgt, chip, all_flags, sigs, times, optimized, attempt.name,

@@ -12,10 +12,10 @@ first dispatch that reads the nulled one fails with "indirect buffer
 reference slot 0 is out range of the declared binding capacity" (a complex
 Hermitian eigendecomposition's rotated matrix and eigenvector rows did).
 
-This pass, run on the VM module just before it is serialized, gives every
-repeated ref operand of a `vm.br`, `vm.cond_br` or `vm.br_table` after the
-first a value of its own: the ref cast to `!vm.ref<?>` and back, which the
-encoder treats as another register holding the same object.
+This pass, run by oxla.compile on every VM module it returns or serializes,
+gives every repeated ref operand of a `vm.br`, `vm.cond_br` or `vm.br_table`
+after the first a value of its own: the ref cast to `!vm.ref<?>` and back,
+which the encoder treats as another register holding the same object.
 """
 
 from __future__ import annotations
