@@ -439,9 +439,10 @@ def _exchanged(order, row, pivot):
     return _where(at_row, build.broadcast(of_pivot, dims, list(range(rank - 1))), _where(at_pivot, of_row, order))
 
 
-def _panel(lu, pivots, first, width: int):
+def _panel(lu, pivots, first, width: int, last: bool = False):
     """getrf's work on the panel of `width` columns from column `first` (0-d i32) of the square batched
-    matrices lu ([..., n, n]), the columns before it factored: (lu, 0-based pivots) after it.
+    matrices lu ([..., n, n]), the columns before it factored: (lu, 0-based pivots) after it. The `last`
+    panel, whose columns end the matrix, has no rows of U right of it nor a trailing matrix to update.
 
     A trip of the panel's loop takes getf2's step on the panel alone ([..., n, width] rather than the whole
     matrix) and makes the same row of U right of the panel: the pivot row as the panel started (the rows'
@@ -461,11 +462,12 @@ def _panel(lu, pivots, first, width: int):
         row = _binary("add", first, j)
         panel, pivot = _eliminate(panel, row, j, panel_rows, panel_cols, column_rows)
         order = _exchanged(order, row, pivot)
-        source = build.reshape(_at(order, heads + [row], batch + [1]), batch)
-        multipliers = _where(build.compare(earlier, _spread(j, batch + [1, width]), "LT", "SIGNED"),
-                             _row(panel, row), build.splat(0, build.tensor(batch + [1, width], build.element(panel))))
-        made = _binary("subtract", _row_of_each(lu, source), _product(multipliers, block, rank - 1, rank - 2))
-        block = build.one("stablehlo.dynamic_update_slice", block.type, block, made, *heads, j, zero)
+        if not last:
+            source = build.reshape(_at(order, heads + [row], batch + [1]), batch)
+            multipliers = _where(build.compare(earlier, _spread(j, batch + [1, width]), "LT", "SIGNED"), _row(panel, row),
+                                 build.splat(0, build.tensor(batch + [1, width], build.element(panel))))
+            made = _binary("subtract", _row_of_each(lu, source), _product(multipliers, block, rank - 1, rank - 2))
+            block = build.one("stablehlo.dynamic_update_slice", block.type, block, made, *heads, j, zero)
         return [panel, order, block, _put_entry(pivots, pivot, row), lu, first]
 
     started = [_at(lu, heads + [zero, first], panel_dims), build.positions(batch + [n], rank - 2),
@@ -473,6 +475,8 @@ def _panel(lu, pivots, first, width: int):
     panel, order, block, pivots, _, _ = build.counted_loop(width, started, trip)
     after = _binary("add", first, build.splat(width, first.type))
     lu = _rows_of_each(lu, order)
+    if last:
+        return [build.one("stablehlo.dynamic_update_slice", lu.type, lu, panel, *heads, zero, first), pivots]
     right = build.compare(build.positions(block_dims, rank - 1), _spread(after, block_dims), "GE", "SIGNED")
     lu = build.one("stablehlo.dynamic_update_slice", lu.type, lu,
                    _where(right, block, _at(lu, heads + [first, zero], block_dims)), *heads, first, zero)
@@ -498,7 +502,7 @@ def _blocked_lu(a, width: int):
     lu, pivots = build.counted_loop(n // width, [a, build.splat(0, _i32(batch + [n]))], step)
     rest = n % width
     if rest:
-        lu, pivots = _panel(lu, pivots, build.splat(n - rest, _i32([])), rest)
+        lu, pivots = _panel(lu, pivots, build.splat(n - rest, _i32([])), rest, last=True)
     return _getrf_results(lu, pivots)
 
 
