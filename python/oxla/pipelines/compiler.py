@@ -21,6 +21,7 @@ from oxla import ir, transforms
 from oxla._iree import CapturedStderr, NativeDiagnostics, c_function
 from oxla.diagnostics import Diagnostic, SourceLocation
 from oxla.errors import OxlaError
+from oxla.pipelines import levels
 from oxla.pipelines.phases import PHASES, hook_boundary, phase_index
 from oxla.pipelines.targets import CONTRACTIONS, Target, pass_names, resolve
 
@@ -155,6 +156,7 @@ class _Compiler:
         self.session = ir.session().session
         self.defaults = dict(split_flag(f) for f in self.session.get_flags(False))
         self.current: dict[str, str] = {}
+        self.pinned: set[str] = set()  # flags IREE derives from a level that a compile gave (levels.py)
         self._to = c_function("ireeCompilerInvocationSetCompileToPhase", None, [ctypes.c_void_p, ctypes.c_char_p])
         self._from = c_function("ireeCompilerInvocationSetCompileFromPhase", None, [ctypes.c_void_p, ctypes.c_char_p])
         # These calls release the GIL: the pipeline runs passes on worker threads, and a diagnostic one
@@ -165,8 +167,10 @@ class _Compiler:
         )
 
     def use_flags(self, flags: list[str]) -> None:
-        """Makes exactly `flags` (plus defaults) active: earlier compiles leave nothing behind."""
-        wanted = dict(split_flag(f) for f in flags)
+        """Makes exactly `flags` (plus defaults) active: earlier compiles leave nothing behind. A flag IREE
+        derives from the optimization level cannot be unset once given; it gets the value its level derives."""
+        wanted = levels.derived_values(self.pinned, dict(split_flag(f) for f in flags))
+        self.pinned.update(name for name in wanted if levels.is_derived(name))
         for name in set(self.current) - set(wanted):
             self.session.set_flags(f"{name}={self.defaults.get(name, '')}")
         changes = [f"{k}={v}" for k, v in wanted.items() if self.current.get(k) != v]
