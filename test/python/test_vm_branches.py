@@ -56,8 +56,9 @@ def test_the_program_runs_with_both_buffers():
     rng = np.random.default_rng(32)
     a = (rng.standard_normal((4, 4)) + 1j * rng.standard_normal((4, 4))).astype(np.complex64)
     hermitian = a + np.conj(a.T)
+    artifact = compile(_EIGH)
     for device in ("local-sync", "local-task"):
-        vectors, values, info = (np.asarray(r) for r in runtime.load(compile(_EIGH), device).main(hermitian))
+        vectors, values, info = (np.asarray(r) for r in runtime.load(artifact, device).main(hermitian))
         np.testing.assert_allclose(values, np.linalg.eigvalsh(hermitian), rtol=1e-5, atol=1e-5)
         np.testing.assert_allclose(vectors @ (values[:, None] * np.conj(vectors.T)), hermitian, atol=1e-5)
         assert int(info) == 0
