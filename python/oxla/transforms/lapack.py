@@ -464,7 +464,8 @@ def _panel(lu, pivots, first, width: int, last: bool = False):
         order = _exchanged(order, row, pivot)
         if not last:
             source = build.reshape(_at(order, heads + [row], batch + [1]), batch)
-            multipliers = _where(build.compare(earlier, _spread(j, batch + [1, width]), "LT", "SIGNED"), _row(panel, row),
+            before_j = build.compare(earlier, _spread(j, batch + [1, width]), "LT", "SIGNED")
+            multipliers = _where(before_j, _row(panel, row),
                                  build.splat(0, build.tensor(batch + [1, width], build.element(panel))))
             made = _binary("subtract", _row_of_each(lu, source), _product(multipliers, block, rank - 1, rank - 2))
             block = build.one("stablehlo.dynamic_update_slice", block.type, block, made, *heads, j, zero)
