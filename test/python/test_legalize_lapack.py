@@ -247,6 +247,32 @@ def test_geqrf_leaves_a_column_with_nothing_below_it_alone():
     np.testing.assert_array_equal(q, np.eye(4, dtype=np.float32))
 
 
+@pytest.mark.parametrize("dtype, shape, low, high", [(np.float64, (6, 6), 1, 6), (np.complex128, (6, 6), 1, 6),
+                                                     (np.float32, (2, 5, 5), 1, 5), (np.complex128, (6, 6), 2, 4),
+                                                     (np.float64, (6, 6), 3, 3), (np.float32, (1, 1), 1, 1)],
+                         ids=["f64", "c128", "f32-batched", "c128-ilo-ihi", "f64-nothing-to-do", "f32-1"])
+def test_gehrd_matches_lapack(dtype, shape, low, high):
+    """The reduction to Hessenberg form, LAPACK's ilo and ihi (low, high) included, against scipy's LAPACK."""
+    lapack = pytest.importorskip("scipy.linalg.lapack")
+    a = _random(shape, dtype, seed=4)
+    n, element, batch = shape[-1], _MLIR[dtype], list(shape[:-2])
+    src = _call("gehrd", dtype, [(shape, element)], [(shape, element), (batch + [n - 1], element), (batch, "i32")],
+                f"low = {low} : i32, high = {high} : i32")
+    h, tau, info = _run(src, a)
+    reference = getattr(lapack, f"{_LETTER[dtype]}gehrd")
+    tolerance = _tolerance(dtype) * 10
+    for index in np.ndindex(*batch):
+        want_h, want_tau, _ = reference(a[index], low - 1, high - 1)
+        np.testing.assert_allclose(h[index], want_h, rtol=tolerance, atol=tolerance)
+        np.testing.assert_allclose(tau[index], want_tau[:n - 1], rtol=tolerance, atol=tolerance)
+    assert not info.any()
+
+
+def test_qr_of_a_single_entry_has_no_reflector_to_apply():
+    reflectors, tau, q = _run(_geqrf_then_orgqr((1, 1), np.float32), np.array([[-3]], np.float32))
+    assert reflectors.tolist() == [[-3]] and tau.tolist() == [0] and q.tolist() == [[1]]
+
+
 @pytest.mark.parametrize("dtype, uplo, shape", [(np.float32, "L", (4, 4)), (np.float64, "U", (3, 5, 5)),
                                                 (np.float32, "U", (1, 1)), (np.float32, "L", (20, 20)),
                                                 (np.float64, "L", (20, 20))],
@@ -448,12 +474,15 @@ def _jax_cases():
         "complex_eigvalsh": (jnp.linalg.eigvalsh, [complex_a + np.conj(complex_a.T)]),
         "complex_svdvals": (lambda x: jnp.linalg.svd(x, compute_uv=False), [_random((2, 5, 3), np.complex64, 28)]),
         "complex_pinv": (jnp.linalg.pinv, [_random((3, 5), np.complex64, 29)]),
+        "hessenberg": (lambda x: jsl.hessenberg(x, calc_q=True), [a[0]]),
+        "complex_hessenberg": (lambda x: jsl.hessenberg(x, calc_q=True), [complex_a]),
     }
 
 
 CASES = ["solve", "inv", "det", "slogdet", "cholesky", "cholesky_not_positive", "cholesky_upper", "cho_solve",
          "lu_factor", "qr", "qr_complete", "qr_wide", "solve_triangular", "eigvalsh", "svdvals", "pinv", "lstsq",
-         "matrix_rank", "norm_2", "complex_inv", "complex_qr", "complex_eigvalsh", "complex_svdvals", "complex_pinv"]
+         "matrix_rank", "norm_2", "complex_inv", "complex_qr", "complex_eigvalsh", "complex_svdvals", "complex_pinv",
+         "hessenberg", "complex_hessenberg"]
 
 
 def _assert_close(got, want, tolerance):

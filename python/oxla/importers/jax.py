@@ -1073,8 +1073,8 @@ CONSTRUCTS: tuple[Construct, ...] = (
               "the imported model checks dimension variables when called"),
     Construct(LAPACK_CALLS, "legalized",
               "jnp.linalg and jax.scipy.linalg on CPU (solve, inv, det, cholesky, qr, eigh, svd, pinv, lstsq, lu, "
-              "solve_triangular, ...; eigh of symmetric and Hermitian matrices, svd of real and complex ones): "
-              "rewritten as StableHLO loops by oxla-legalize-lapack-calls when compiled"),
+              "solve_triangular, hessenberg, ...; eigh of symmetric and Hermitian matrices, svd of real and "
+              "complex ones): rewritten as StableHLO loops by oxla-legalize-lapack-calls when compiled"),
     Construct("stablehlo.custom_call @<other targets>", "unsupported",
               "platform kernels (the other lapack_* routines: eig, schur, ...; cu*, hipsolver*, ...) "
               "and host callbacks"),

@@ -14,6 +14,9 @@ implements. `ROUTINES` says what each routine this pass takes becomes:
   factors of BLOCKED_CHOLESKY by panels, as getrf and potrf do (_panel,
   _cholesky_panel: the trips over a panel's columns only, the rest by one
   product a panel);
+- gehrd (the reduction to upper Hessenberg form, LAPACK's ilo and ihi
+  honoured): the same loop, a Householder reflector a column applied from
+  both sides, as gehd2 orders the work;
 - syevd and heevd (eigenvalues and vectors of real symmetric and complex
   Hermitian matrices): cyclic Jacobi rotations, every pair of rows once a
   sweep in rounds of disjoint pairs, each round element-wise over the whole
@@ -590,7 +593,8 @@ def _householder_qr(a) -> list:
                         _where(below, v, column))
         return [_put_column(r, column, j), _put_entry(taus, _scalars(tau), j)]
 
-    return build.counted_loop(count, [a, build.splat(0, build.tensor(batch + [count], build.element(a)))], step)
+    taus = build.splat(0, build.tensor(batch + [count], build.element(a)))
+    return build.counted_loop(count, [a, taus], step) if count else [a, taus]
 
 
 def _householder_q(a, taus):
@@ -612,7 +616,7 @@ def _householder_q(a, taus):
         tau = _at(taus, [build.splat(0, _i32([]))] * (rank - 2) + [j], batch + [1])
         return [_reflect(q, v, build.reshape(tau, batch + [1, 1]))]
 
-    return build.counted_loop(k, [identity], step)[0]
+    return build.counted_loop(k, [identity], step)[0] if k else identity
 
 
 def geqrf(op, config: dict) -> list:
@@ -623,6 +627,45 @@ def geqrf(op, config: dict) -> list:
 def orgqr(op, config: dict) -> list:
     """Q from geqrf's reflectors and tau (orgqr, ungqr)."""
     return [_householder_q(*op.operands)]
+
+
+def gehrd(op, config: dict) -> list:
+    """(H on and above the subdiagonal with the reflectors below it, tau, info = 0) of the Householder
+    reduction to upper Hessenberg form (gehd2's order): reflector j, on rows j+1 .. ihi-1, zeroes column j
+    below row j+1, applied from the right to rows before ihi and from the left to the columns after j.
+    Rows and columns outside low..high (LAPACK's ilo, ihi: 1-based) are left as they are."""
+    a = op.operands[0]
+    dims = build.shape(a)
+    rank, n, batch = len(dims), dims[-1], dims[:-2]
+    low, high = config.get("low", 1), config.get("high", n)
+    rows, cols = build.positions(dims, rank - 2), build.positions(dims, rank - 1)
+    column_rows = build.positions(batch + [n, 1], rank - 2)
+    in_range = build.compare(column_rows, build.splat(high, column_rows.type), "LT", "SIGNED")
+    above_high = build.compare(rows, build.splat(high, rows.type), "LT", "SIGNED")
+    vector = build.tensor(batch + [n, 1], build.element(a))
+
+    def step(i, h, taus):
+        j = _binary("add", i, build.splat(low - 1, i.type))
+        k = _binary("add", j, build.splat(1, i.type))
+        beta, tau, v = _reflector(_where(in_range, _column(h, j), build.splat(0, vector)), k, column_rows)
+        # from the right: H (I - tau v v^H) on the rows before ihi (v is zero outside rows k .. ihi-1)
+        image = _binary("multiply", _product(h, v, rank - 1, rank - 2), _stretch(tau, batch + [n, 1]))
+        update = _binary("multiply", _stretch(image, dims),
+                         _stretch(build.reshape(build.conjugate(v), batch + [1, n]), dims))
+        h = _where(above_high, _binary("subtract", h, update), h)
+        # from the left: (I - tau v v^H)^H H on the columns after j
+        h = _reflect(h, v, build.conjugate(tau), build.compare(cols, _spread(j, dims), "GT", "SIGNED"))
+        at_k = build.compare(column_rows, _spread(k, build.shape(column_rows)), "EQ", "SIGNED")
+        below = build.compare(column_rows, _spread(k, build.shape(column_rows)), "GT", "SIGNED")
+        column = _column(h, j)
+        column = _where(at_k, _stretch(_as_element(beta, column), build.shape(column)),
+                        _where(_both(below, in_range), v, column))
+        return [_put_column(h, column, j), _put_entry(taus, _scalars(tau), j)]
+
+    taus = build.splat(0, build.tensor(batch + [n - 1], build.element(a)))
+    if high - low > 0:
+        a, taus = build.counted_loop(high - low, [a, taus], step)
+    return [a, taus, build.splat(0, _i32(batch))]
 
 
 # Jacobi sweeps syevd and gesdd run at most; each rotates every pair of rows once. They converge
@@ -983,6 +1026,7 @@ ROUTINES: dict[str, Routine] = {
     "getrf": Routine(1, 3, getrf),
     "geqrf": Routine(1, 2, geqrf),
     "orgqr": Routine(2, 1, orgqr),
+    "gehrd": Routine(1, 3, gehrd),
     "ungqr": Routine(2, 1, orgqr),
     "syevd": Routine(1, 3, syevd, "sd"),
     "heevd": Routine(1, 3, syevd, "cz"),
@@ -1035,7 +1079,8 @@ class LegalizeCholesky(RewritePass):
 
 @register_pass
 class LegalizeLapackCalls(RewritePass):
-    """Rewrites JAX's CPU LAPACK custom calls (trsm, potrf, getrf, geqrf, orgqr/ungqr, syevd, heevd, gesdd) as StableHLO."""
+    """Rewrites JAX's CPU LAPACK custom calls (trsm, potrf, getrf, geqrf, orgqr/ungqr, gehrd, syevd, heevd, gesdd)
+    as StableHLO."""
 
     name = "oxla-legalize-lapack-calls"
     roots = ("stablehlo.custom_call",)

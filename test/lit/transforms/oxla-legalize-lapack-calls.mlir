@@ -136,6 +136,27 @@ func.func @qr(%a: tensor<5x3xf32>) -> tensor<5x3xf32> {
 
 // -----
 
+// Reduction to Hessenberg form with LAPACK's ilo = 2, ihi = 4: a loop of
+// ihi - ilo = 2 trips, each a reflector applied from the right (A v, a
+// matrix-vector product) and from the left (v^H A), its column and tau
+// written back; info is 0.
+// CHECK-LABEL: func.func @hessenberg
+// CHECK-NOT:     lapack_dgehrd
+// CHECK:         %[[LOOP:.*]]:3 = stablehlo.while
+// CHECK:           stablehlo.constant dense<2> : tensor<i32>
+// CHECK:           stablehlo.dot_general %{{.*}}, contracting_dims = [1] x [0] : (tensor<5x5xf64>, tensor<5x1xf64>) -> tensor<5x1xf64>
+// CHECK:           stablehlo.dot_general %{{.*}}, contracting_dims = [0] x [0] : (tensor<5x1xf64>, tensor<5x5xf64>) -> tensor<1x5xf64>
+// CHECK:           stablehlo.dynamic_update_slice %{{.*}} : (tensor<5x5xf64>, tensor<5x1xf64>, tensor<i32>, tensor<i32>) -> tensor<5x5xf64>
+// CHECK:           stablehlo.dynamic_update_slice %{{.*}} : (tensor<4xf64>, tensor<1xf64>, tensor<i32>) -> tensor<4xf64>
+// CHECK:         %[[INFO:.*]] = stablehlo.constant dense<0> : tensor<i32>
+// CHECK:         return %[[LOOP]]#1, %[[LOOP]]#2, %[[INFO]]
+func.func @hessenberg(%a: tensor<5x5xf64>) -> (tensor<5x5xf64>, tensor<4xf64>, tensor<i32>) {
+  %r:3 = stablehlo.custom_call @lapack_dgehrd_ffi(%a) {mhlo.backend_config = {high = 4 : i32, low = 2 : i32}} : (tensor<5x5xf64>) -> (tensor<5x5xf64>, tensor<4xf64>, tensor<i32>)
+  return %r#0, %r#1, %r#2 : tensor<5x5xf64>, tensor<4xf64>, tensor<i32>
+}
+
+// -----
+
 // Symmetric eigenvalues by Jacobi rotations, in f64: sweeps (a loop that
 // stops once the off-diagonal part stops shrinking) of three rounds each
 // (an odd size gets a zero row and column: four indices, paired three ways
