@@ -148,7 +148,11 @@ rows (tensor.extract whose computed place moves along the row: an
 embedding lookup, a sort's permutation of each row): f32[32000,512] at
 4096 ids 0.52-0.59 -> 0.43-0.44 ms, a sort of f32[64,1024] rows 7.1 -> 5.9
 ms (docs/performance.md). One gathered element broadcast along a row is
-left at one vector (four ran 1.2x slower). Run after
+left at one vector (four ran 1.2x slower), and so is a dispatch that reads
+along its innermost loop from memory not contiguous there (an entry of
+each matrix of a batch): IREE puts each such element into the vector at a
+computed lane, through the stack for a vector of several registers (a
+batched 4x4 solve 2.98 -> 0.95 ms). Run after
 `executable-configurations`.
 """
 
@@ -1347,10 +1351,28 @@ def _long_latency(name: str) -> bool:
 _COMPUTE_BOUND_OPS = 32
 
 
+def _reads_strided_rows(op) -> bool:
+    """Whether `op` reads an operand along its innermost loop from memory whose elements there are not
+    adjacent (a column of a batch of matrices): IREE inserts each such element into the vector at a
+    computed lane, and a vector of several registers then goes through the stack for every element."""
+    innermost = len(loop_kinds(op)) - 1
+    for map_attr, operand in zip(op.attributes["indexing_maps"], op.operands):
+        source = ir.producer(operand)
+        if _last_dim(map_attr) != innermost or source is None or source.name != "iree_codegen.load_from_buffer":
+            continue
+        strides, _ = ir.MemRefType(source.operands[0].type).get_strides_and_offset()
+        if strides and strides[-1] != 1:
+            return True
+    return False
+
+
 def _step_vectors(op) -> int | None:
     """Vectors a step of an all-parallel generic: two where its body does transcendental math or division,
     four where it gathers along rows, two where it does enough other arithmetic that its dependency chains,
-    not memory, set its speed; None (IREE's one) elsewhere."""
+    not memory, set its speed; None (IREE's one) elsewhere, and wherever it reads strided rows, which
+    cost more the wider the step (_reads_strided_rows)."""
+    if _reads_strided_rows(op):
+        return None
     body = ir.ops(op)
     if any(_long_latency(child.name) for child in body):
         return ELEMENTWISE_STEP_VECTORS
