@@ -758,6 +758,27 @@ def test_avx2_row_sums_step_one_row_and_stay_close():
     np.testing.assert_allclose(got, x.astype(np.float64).sum(axis=1), rtol=1e-5, atol=1e-4)
 
 
+_COLUMN_MAX = """func.func @main(%m: tensor<256x32xf32>, %j: tensor<i32>) -> tensor<f32> {
+  %zero_i = stablehlo.constant dense<0> : tensor<i32>
+  %s = stablehlo.dynamic_slice %m, %zero_i, %j, sizes = [256, 1] : (tensor<256x32xf32>, tensor<i32>, tensor<i32>) -> tensor<256x1xf32>
+  %c = stablehlo.reshape %s : (tensor<256x1xf32>) -> tensor<256xf32>
+  %a = stablehlo.abs %c : tensor<256xf32>
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %r = stablehlo.reduce(%a init: %zero) applies stablehlo.maximum across dimensions = [0] : (tensor<256xf32>, tensor<f32>) -> tensor<f32>
+  return %r : tensor<f32>
+}
+"""
+
+
+def test_a_reduction_of_a_strided_column_keeps_iree_steps():
+    """The largest |entry| of a column of a panel (an LU's pivot search): its entries are 32 floats apart,
+    and four-vector steps moved each through the stack (solve's search 4 -> 1 us a trip with IREE's)."""
+    avx2 = ir.to_text(compile(_COLUMN_MAX, compile_to="executable-configurations", cpu=AVX2))
+    assert "strided<[32]" in avx2 and re.findall(r"vector_reduction = \[[^\]]*\]", avx2) == ["vector_reduction = [8]"]
+    m = np.random.default_rng(26).standard_normal((256, 32)).astype(np.float32)
+    assert float(np.asarray(runtime.load(compile(_COLUMN_MAX, cpu=AVX2)).main(m, np.int32(5)))) == np.abs(m[:, 5]).max()
+
+
 @pytest.mark.parametrize("config, lanes, extent, expected", [
     ("distribution = [0], vector_reduction = [8]", 8, 4194304, "distribution = [0], vector_reduction = [32]"),
     ("distribution = [0], vector_reduction = [8]", 8, 1000, None),  # no whole number of steps

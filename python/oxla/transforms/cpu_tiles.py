@@ -123,7 +123,10 @@ from 1.6-1.9 ms to 0.9-1.1 ms (rows of 256 and 512: 0.63x-0.76x); in the
 elementwise chain's normalisation (mean and variance over rows of 4096, in
 one dispatch with the output) it took the chain from 15.9 ms to 14.9-15.2
 ms. The pass does that on targets with fewer than 16 lanes, in dispatches
-of fills, such reductions and element-wise ops; the transformer block's
+of fills, such reductions and element-wise ops, unless a reduction reads
+along its row from memory not contiguous there (a column of a panel: IREE
+puts each element into the vector at a computed lane, through the stack
+for several registers; an LU's pivot search 4 -> 1 us); the transformer block's
 and BERT's norms and softmaxes (rows of 128 and 256) ran within noise of
 IREE's steps. A reduction of everything to one value (`x.sum()`) IREE
 steps one vector at a time into one accumulator, each add waiting for the
@@ -1091,7 +1094,8 @@ class RowReductionSteps(Pass):
                 continue
             generics = [op for op in configured if op.name == "linalg.generic"]
             reductions = [op for op in generics if tuple(loop_kinds(op)) in _STEPPED_REDUCTIONS]
-            if not reductions or any(set(loop_kinds(op)) - {"parallel"} for op in generics if op not in reductions):
+            if not reductions or any(set(loop_kinds(op)) - {"parallel"} for op in generics if op not in reductions) \
+                    or any(_reads_strided_rows(op) for op in reductions):
                 continue
             configs = [_STEPPED_REDUCTIONS[tuple(loop_kinds(op))](str(op.attributes["lowering_config"]), lanes,
                                                                   _loop_extents(op)[-1])
