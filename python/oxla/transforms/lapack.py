@@ -574,6 +574,17 @@ def _reflect(x, v, tau, mask=None):
     return reflected if mask is None else _where(mask, reflected, x)
 
 
+def _with_reflector(x, j, row, beta, v, column_rows, within=None):
+    """x with column j (0-d i32) holding beta at `row` and v's entries below it (where `within` allows), the
+    rest of the column as it was: how LAPACK returns a reflector in the matrix it reduces."""
+    at_row = build.compare(column_rows, _spread(row, build.shape(column_rows)), "EQ", "SIGNED")
+    below = build.compare(column_rows, _spread(row, build.shape(column_rows)), "GT", "SIGNED")
+    column = _column(x, j)
+    column = _where(at_row, _stretch(_as_element(beta, column), build.shape(column)),
+                    _where(below if within is None else _both(below, within), v, column))
+    return _put_column(x, column, j)
+
+
 def _householder_qr(a) -> list:
     """(R above the diagonal with the reflectors below it, tau) of Householder QR, one column a trip."""
     dims = build.shape(a)
@@ -586,12 +597,7 @@ def _householder_qr(a) -> list:
         beta, tau, v = _reflector(_column(r, j), j, column_rows)
         right = build.compare(cols, _spread(j, dims), "GT", "SIGNED")
         r = _reflect(r, v, build.conjugate(tau), right)
-        at_j = build.compare(column_rows, _spread(j, build.shape(column_rows)), "EQ", "SIGNED")
-        below = build.compare(column_rows, _spread(j, build.shape(column_rows)), "GT", "SIGNED")
-        column = _column(r, j)
-        column = _where(at_j, _stretch(_as_element(beta, column), build.shape(column)),
-                        _where(below, v, column))
-        return [_put_column(r, column, j), _put_entry(taus, _scalars(tau), j)]
+        return [_with_reflector(r, j, j, beta, v, column_rows), _put_entry(taus, _scalars(tau), j)]
 
     taus = build.splat(0, build.tensor(batch + [count], build.element(a)))
     return build.counted_loop(count, [a, taus], step) if count else [a, taus]
@@ -640,27 +646,22 @@ def gehrd(op, config: dict) -> list:
     low, high = config.get("low", 1), config.get("high", n)
     rows, cols = build.positions(dims, rank - 2), build.positions(dims, rank - 1)
     column_rows = build.positions(batch + [n, 1], rank - 2)
-    in_range = build.compare(column_rows, build.splat(high, column_rows.type), "LT", "SIGNED")
-    above_high = build.compare(rows, build.splat(high, rows.type), "LT", "SIGNED")
+    reduced_rows = build.compare(column_rows, build.splat(high, column_rows.type), "LT", "SIGNED")
+    before_high = build.compare(rows, build.splat(high, rows.type), "LT", "SIGNED")
     vector = build.tensor(batch + [n, 1], build.element(a))
 
     def step(i, h, taus):
         j = _binary("add", i, build.splat(low - 1, i.type))
         k = _binary("add", j, build.splat(1, i.type))
-        beta, tau, v = _reflector(_where(in_range, _column(h, j), build.splat(0, vector)), k, column_rows)
+        beta, tau, v = _reflector(_where(reduced_rows, _column(h, j), build.splat(0, vector)), k, column_rows)
         # from the right: H (I - tau v v^H) on the rows before ihi (v is zero outside rows k .. ihi-1)
         image = _binary("multiply", _product(h, v, rank - 1, rank - 2), _stretch(tau, batch + [n, 1]))
         update = _binary("multiply", _stretch(image, dims),
                          _stretch(build.reshape(build.conjugate(v), batch + [1, n]), dims))
-        h = _where(above_high, _binary("subtract", h, update), h)
+        h = _where(before_high, _binary("subtract", h, update), h)
         # from the left: (I - tau v v^H)^H H on the columns after j
         h = _reflect(h, v, build.conjugate(tau), build.compare(cols, _spread(j, dims), "GT", "SIGNED"))
-        at_k = build.compare(column_rows, _spread(k, build.shape(column_rows)), "EQ", "SIGNED")
-        below = build.compare(column_rows, _spread(k, build.shape(column_rows)), "GT", "SIGNED")
-        column = _column(h, j)
-        column = _where(at_k, _stretch(_as_element(beta, column), build.shape(column)),
-                        _where(_both(below, in_range), v, column))
-        return [_put_column(h, column, j), _put_entry(taus, _scalars(tau), j)]
+        return [_with_reflector(h, j, k, beta, v, column_rows, reduced_rows), _put_entry(taus, _scalars(tau), j)]
 
     taus = build.splat(0, build.tensor(batch + [n - 1], build.element(a)))
     if high - low > 0:
