@@ -1094,8 +1094,10 @@ class RowReductionSteps(Pass):
                 continue
             generics = [op for op in configured if op.name == "linalg.generic"]
             reductions = [op for op in generics if tuple(loop_kinds(op)) in _STEPPED_REDUCTIONS]
-            if not reductions or any(set(loop_kinds(op)) - {"parallel"} for op in generics if op not in reductions) \
-                    or any(_reads_strided_rows(op) for op in reductions):
+            if not reductions or any(set(loop_kinds(op)) - {"parallel"} for op in generics if op not in reductions):
+                continue
+            strided = strided_loads(func)
+            if any(_reads_strided_rows(op, strided) for op in reductions):
                 continue
             configs = [_STEPPED_REDUCTIONS[tuple(loop_kinds(op))](str(op.attributes["lowering_config"]), lanes,
                                                                   _loop_extents(op)[-1])
@@ -1355,27 +1357,37 @@ def _long_latency(name: str) -> bool:
 _COMPUTE_BOUND_OPS = 32
 
 
-def _reads_strided_rows(op) -> bool:
-    """Whether `op` reads an operand along its innermost loop from memory whose elements there are not
-    adjacent (a column of a batch of matrices): IREE inserts each such element into the vector at a
-    computed lane, and a vector of several registers then goes through the stack for every element."""
+def strided_loads(func) -> list:
+    """The values `func` loads (iree_codegen.load_from_buffer) from memory whose innermost elements are not
+    adjacent (a column of a batch of matrices). Found by walking rather than from each operand's producer,
+    which would import the bindings' linalg module (see loop_kinds)."""
+    found = []
+
+    def visit(op):
+        if op.name == "iree_codegen.load_from_buffer":
+            strides, _ = ir.MemRefType(op.operands[0].type).get_strides_and_offset()
+            if strides and strides[-1] != 1:
+                found.append(op.results[0])
+
+    ir.walk(func, visit)
+    return found
+
+
+def _reads_strided_rows(op, strided: list) -> bool:
+    """Whether `op` reads one of the `strided` values (strided_loads) along its innermost loop: IREE inserts
+    each such element into the vector at a computed lane, and a vector of several registers then goes
+    through the stack for every element."""
     innermost = len(loop_kinds(op)) - 1
-    for map_attr, operand in zip(op.attributes["indexing_maps"], op.operands):
-        source = ir.producer(operand)
-        if _last_dim(map_attr) != innermost or source is None or source.name != "iree_codegen.load_from_buffer":
-            continue
-        strides, _ = ir.MemRefType(source.operands[0].type).get_strides_and_offset()
-        if strides and strides[-1] != 1:
-            return True
-    return False
+    return any(_last_dim(map_attr) == innermost and any(operand == value for value in strided)
+               for map_attr, operand in zip(op.attributes["indexing_maps"], op.operands))
 
 
-def _step_vectors(op) -> int | None:
+def _step_vectors(op, strided: list) -> int | None:
     """Vectors a step of an all-parallel generic: two where its body does transcendental math or division,
     four where it gathers along rows, two where it does enough other arithmetic that its dependency chains,
     not memory, set its speed; None (IREE's one) elsewhere, and wherever it reads strided rows, which
     cost more the wider the step (_reads_strided_rows)."""
-    if _reads_strided_rows(op):
+    if _reads_strided_rows(op, strided):
         return None
     body = ir.ops(op)
     if any(_long_latency(child.name) for child in body):
@@ -1403,6 +1415,6 @@ class ElementwiseSteps(Pass):
             op = configured[0]
             if set(loop_kinds(op)) != {"parallel"}:
                 continue
-            vectors = _step_vectors(op)
+            vectors = _step_vectors(op, strided_loads(func))
             if vectors is not None:
                 set_lowering_config(op, elementwise_step_config(str(op.attributes["lowering_config"]), lanes, vectors))

@@ -1080,8 +1080,7 @@ class LegalizeCholesky(RewritePass):
 
 @register_pass
 class LegalizeLapackCalls(RewritePass):
-    """Rewrites JAX's CPU LAPACK custom calls (trsm, potrf, getrf, geqrf, orgqr/ungqr, gehrd, syevd, heevd, gesdd)
-    as StableHLO."""
+    """Rewrites JAX's LAPACK calls (trsm, potrf, getrf, geqrf, orgqr/ungqr, gehrd, syevd, heevd, gesdd) as StableHLO."""
 
     name = "oxla-legalize-lapack-calls"
     roots = ("stablehlo.custom_call",)

@@ -34,7 +34,7 @@
 // CHECK-NEXT:   --oxla-legalize-fft{{ +}}- Rewrites stablehlo.fft forms IREE rejects (several dims, lengths not a power of two, f64) as stages or DFT matmuls.
 // CHECK-NEXT:       i64-words=<bool> (default true) - write f32 results as i64 words of their parts (false for devices without 64-bit integers)
 // CHECK-NEXT:       iree-forms=<bool> (default false) - rewrite the forms IREE lowers itself too (true where its lowering is wrong: Vulkan)
-// CHECK-NEXT:   --oxla-legalize-lapack-calls{{ +}}- Rewrites JAX's CPU LAPACK custom calls (trsm, potrf, getrf, geqrf, orgqr/ungqr, syevd, heevd, gesdd) as StableHLO.
+// CHECK-NEXT:   --oxla-legalize-lapack-calls{{ +}}- Rewrites JAX's LAPACK calls (trsm, potrf, getrf, geqrf, orgqr/ungqr, gehrd, syevd, heevd, gesdd) as StableHLO.
 // CHECK-NEXT:   --oxla-legalize-select-and-scatter{{ +}}- Rewrites stablehlo.select_and_scatter (which IREE does not lower) as reduce_window + scatter.
 // CHECK-NEXT:   --oxla-legalize-sort-constants{{ +}}- Passes the dense constant operands of each stablehlo.sort through an optimization_barrier.
 // CHECK-NEXT:   --oxla-legalize-stable-sorts{{ +}}- Orders equal elements of stable sorts by position (IREE's sort is not stable).
