@@ -455,19 +455,26 @@ def gemv_config(gemv: Gemv, vector_bytes: int, registers: int) -> str | None:
     """The lowering config of a matrix-vector product: one whose matrix rows are its innermost dimension
     (a vecmat) reduces over them like a column sum (_outer_config); one reducing along its rows (a matvec)
     steps one row of ROW_STEP_VECTORS vectors at a time, GEMV_ROWS rows of a batch per workgroup. None when
-    the rows are no whole number of steps, or the matrix's innermost dimension is a batch."""
+    the rows are no whole number of vectors, or the matrix's innermost dimension is a batch."""
     inner, iterators, extents = gemv.matrix_inner, gemv.iterators, gemv.extents
     if gemv.queries >= 0:
         return _queries_config(gemv, vector_bytes, registers)
     if inner == gemv.rows:
         return _outer_config(iterators, extents, inner, extents[inner], 4, vector_bytes, registers)
-    width = ROW_STEP_VECTORS * vector_bytes // 4
-    if inner != gemv.reduced or extents[inner] % width:
+    width = row_step(extents[inner], vector_bytes // 4)
+    if inner != gemv.reduced or width is None:
         return None
     batch = [1 if it == _PAR else 0 for it in iterators]
     return lowering_config_text({"distribution": [GEMV_ROWS if d == gemv.rows else b for d, b in enumerate(batch)],
                     "vector_common_parallel": batch,
                     "vector_reduction": [width if d == inner else 0 for d in range(len(iterators))]})
+
+
+def row_step(extent: int, lanes: int) -> int | None:
+    """Elements of a row one step of a matrix-vector product reduces: ROW_STEP_VECTORS vectors, or the
+    most whole vectors under that which divide the row (AVX-512's 64 do not divide a 32-column panel of
+    a Cholesky factor, which data tiling then packed a strided column at a time); None below one vector."""
+    return next((count * lanes for count in range(ROW_STEP_VECTORS, 0, -1) if extent % (count * lanes) == 0), None)
 
 
 def _queries_config(gemv: Gemv, vector_bytes: int, registers: int) -> str | None:
@@ -480,8 +487,8 @@ def _queries_config(gemv: Gemv, vector_bytes: int, registers: int) -> str | None
     count, lanes = extents[queries], vector_bytes // 4
     batch = [1 if it == _PAR else 0 for it in iterators]
     if inner == gemv.reduced:
-        width = ROW_STEP_VECTORS * lanes
-        if extents[inner] % width:
+        width = row_step(extents[inner], lanes)
+        if width is None:
             return None
         distribution = [count if d == queries else GEMV_ROWS if d == gemv.rows else b for d, b in enumerate(batch)]
         return lowering_config_text({"distribution": distribution, "vector_common_parallel": batch,
