@@ -297,6 +297,33 @@ def test_pack_steps_within_budget_are_left_alone(config):
     assert pack_vector_config("#iree_cpu.lowering_config<vector_common_parallel = [1, [16]]>", 16, 256) is None
 
 
+def test_pack_steps_read_by_another_op_are_cut_but_not_folded():
+    config = _lc("vector_common_parallel = [0, 1], vector_inner_parallel = [1, 0]")
+    assert pack_vector_config(config, 16, 256, fold=False) is None
+    assert pack_vector_config(_lc("vector_common_parallel = [1, 0], vector_inner_parallel = [0, 256]"), 256, 256,
+                              fold=False) == _lc("vector_common_parallel = [1, 0], vector_inner_parallel = [0, 1]")
+
+
+def test_a_kernel_pack_feeding_its_mmt4d_keeps_its_inner_step():
+    """A transposed convolution's phases pack a strided window of the kernel in the dispatch of their
+    mmt4d; folded into the common level, which IREE tiles by the mmt4d's config, the pack became one
+    32 KiB vector that IREE rejected, and the program compiled without oxla's passes (3.6x XLA's time)."""
+    import warnings
+
+    from oxla.pipelines.compiler import CodegenPassesWarning
+
+    src = ("func.func @main(%x: tensor<1x28x28x128xf32>, %w: tensor<3x3x128x64xf32>) -> tensor<1x56x56x64xf32> {\n"
+           "  %0 = stablehlo.convolution(%x, %w) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = "
+           "{pad = [[2, 1], [2, 1]], lhs_dilate = [2, 2]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64}"
+           " : (tensor<1x28x28x128xf32>, tensor<3x3x128x64xf32>) -> tensor<1x56x56x64xf32>\n"
+           "  return %0 : tensor<1x56x56x64xf32>\n}\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", CodegenPassesWarning)
+        configured = ir.to_text(compile(src, compile_to="executable-configurations", cpu=CPU))
+        compile(src, cpu=CPU)
+    assert "vector_common_parallel = [0, 1], vector_inner_parallel = [1, 0]" in configured
+
+
 @pytest.mark.parametrize("config, outer, expected", [
     # IREE leaves the 32 column tiles whole: 32 x 64 elements, one step of a tile instead
     ("vector_common_parallel = [1, 0]", [16, 32], "vector_common_parallel = [1, 0], vector_inner_parallel = [0, 1]"),

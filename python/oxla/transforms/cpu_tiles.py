@@ -637,10 +637,10 @@ def capped_inner_config(config: str, lanes: int) -> str | None:
     return lowering_config_text(levels)
 
 
-def pack_vector_config(config: str, tile_elements: int, budget: int) -> str | None:
+def pack_vector_config(config: str, tile_elements: int, budget: int, fold: bool = True) -> str | None:
     """`config` (a pack's #iree_cpu.lowering_config, its inner tiles `tile_elements` each) with inner
-    vector steps of more than `budget` elements cut down, and steps of one tile folded into the
-    common level; None when nothing changes.
+    vector steps of more than `budget` elements cut down, and (with `fold`) steps of one tile folded
+    into the common level; None when nothing changes.
 
     The inner level counts outer tiles: a step of n covers n * tile_elements elements. A dimension
     the common level leaves whole (0) and the inner level steps by 1 is stepped by 1 at the common
@@ -654,7 +654,7 @@ def pack_vector_config(config: str, tile_elements: int, budget: int) -> str | No
     most = max(1, budget // tile_elements)
     inner[:] = [most if n > most and n % most == 0 else n for n in inner]
     for i, (c, n) in enumerate(zip(common, inner)):
-        if c == 0 and n == 1:
+        if fold and c == 0 and n == 1:
             common[i], inner[i] = 1, 0
     if not any(inner):
         del levels["vector_inner_parallel"]
@@ -778,8 +778,10 @@ class PackVectorTiles(Pass):
         """In each function holding a configured linalg.pack: caps the packs' vector steps at a native
         vector's square of elements and other ops' inner steps at a native vector (capped_inner_config).
 
-        With 16 lanes (AVX-512) a pack's one-tile steps fold into the common level (pack_vector_config).
-        With fewer (AVX2), IREE steps the norm-into-matmul dispatch's 8x8 pack (of the residual, the
+        With 16 lanes (AVX-512) a pack's one-tile steps fold into the common level (pack_vector_config),
+        unless another op of the function reads the pack: IREE then tiles that op's common level, and
+        the pack, left without inner steps, became one vector (a convolution kernel's pack feeding
+        its mmt4d: 32 KiB, which IREE rejects). With fewer (AVX2), IREE steps the norm-into-matmul dispatch's 8x8 pack (of the residual, the
         matmul's accumulator) by one tile or, in most compiles, not at all, vectorizing a 16x256 block
         it then rejects as too large; folding the one-tile step made it do the same. There the packs
         keep inner steps, one tile where IREE left a dimension whole (bounded_pack_config), and a
@@ -797,10 +799,17 @@ class PackVectorTiles(Pass):
                     continue
                 tiles = list(ir.DenseI64ArrayAttr(op.attributes["static_inner_tiles"]))
                 if lanes >= _AVX512_LANES:
-                    set_lowering_config(op, pack_vector_config(config, math.prod(tiles), lanes * lanes))
+                    fold = not _read_by(op.results[0], configured)
+                    set_lowering_config(op, pack_vector_config(config, math.prod(tiles), lanes * lanes, fold))
                 else:
                     outer = list(op.results[0].type.shape)[:-len(tiles)]
                     set_lowering_config(op, bounded_pack_config(config, math.prod(tiles), outer, lanes * lanes))
+
+
+def _read_by(value, ops) -> bool:
+    """Whether one of `ops` takes `value` as an operand (found from the operands: a use's owner would
+    import the bindings' linalg module)."""
+    return any(operand == value for op in ops for operand in op.operands)
 
 
 def panel_config(config: str, distribution: list[int]) -> str | None:
