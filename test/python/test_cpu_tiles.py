@@ -1026,6 +1026,18 @@ def test_gemvs_of_a_run_time_matrix_are_reductions_without_data_tiling(matvec):
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-4)
 
 
+@pytest.mark.parametrize("cpu, expected", [
+    # AVX-512: GEMV_CHUNK_ROWS rows a chunk, steps of half the register file, two workgroups
+    (CPU, "cache_reduction = [0, 8], distribution = [2048, 0], vector_common_parallel = [256, 0]"),
+    # AVX2: the column sums' chunks (CHUNK_ROWS rows, CHUNK_STEPS steps of 64)
+    ("znver3", "cache_reduction = [0, 16], distribution = [1024, 0], vector_common_parallel = [64, 0]"),
+])
+def test_vecmats_of_a_large_run_time_matrix_add_chunks_of_rows(cpu, expected):
+    """A strip of the register file read each row of f32[4096,4096] in 2 KiB pieces 16 KiB apart."""
+    flow = ir.to_text(compile(_gemv(4096, 4096), compile_to="flow", cpu=cpu))
+    assert f"{expected}, vector_reduction = [0, 1]" in flow
+
+
 @pytest.mark.parametrize("extent, lanes, expected", [(512, 16, 64), (32, 16, 32), (48, 16, 48), (32, 8, 32),
                                                       (24, 8, 24), (40, 16, None), (8, 16, None)])
 def test_row_steps_take_the_most_whole_vectors_that_divide_the_row(extent, lanes, expected):

@@ -225,22 +225,29 @@ CHUNK_ROWS = 16
 # 8 on an AVX2 Zen 3 (paired); with 64 (one strip) 15 ms.
 CHUNK_STEPS_ALWAYS = 8
 CHUNK_STEPS = 16
+# AVX-512 vector-matrix products of a run-time matrix add it GEMV_CHUNK_ROWS rows at a time too (the
+# column sums keep the register-file strip): a strip read every row of a matrix too large for the
+# caches in 2 KiB pieces, 16 KiB apart. x @ W, W f32[4096,4096], on a Zen 4 (iree-benchmark-module, one
+# core, three interleaved rounds): strip 5.8-5.9 ms; chunks of 4, 8, 16 and 32 rows 3.4-3.9, 3.2-3.5,
+# 3.7-3.9 and 4.7-5.3 ms.
+GEMV_CHUNK_ROWS = 8
 
 
-def chunked_outer_reduction_config(iterators: list[str], extents: list[int], inner: int, step: int) -> str | None:
-    """The lowering config that adds a reduction over one outer dimension CHUNK_ROWS rows at a time: for
+def chunked_outer_reduction_config(iterators: list[str], extents: list[int], inner: int, step: int,
+                                   chunk: int = CHUNK_ROWS) -> str | None:
+    """The lowering config that adds a reduction over one outer dimension `chunk` rows at a time: for
     each chunk, every `step`-wide piece of the workgroup's strip (accumulators loaded and stored once
     per chunk) adds its rows one by one; None when the loops do not divide into such steps."""
     reductions = [d for d, it in enumerate(iterators) if it == "reduction"]
     columns = extents[inner] // step if extents[inner] % step == 0 else 0
     rows = extents[reductions[0]] if len(reductions) == 1 else 0
-    if rows <= 0 or rows % CHUNK_ROWS or not columns:
+    if rows <= 0 or rows % chunk or not columns:
         return None
     steps = max(n for n in range(1, CHUNK_STEPS + 1) if columns % n == 0
                 and (n <= CHUNK_STEPS_ALWAYS or columns // n >= 2))
     kept = [1 if it == "parallel" else 0 for it in iterators]
     levels = {"distribution": [steps * step if d == inner else k for d, k in enumerate(kept)],
-              "cache_reduction": [CHUNK_ROWS if d == reductions[0] else 0 for d in range(len(iterators))],
+              "cache_reduction": [chunk if d == reductions[0] else 0 for d in range(len(iterators))],
               "vector_common_parallel": [step if d == inner else k for d, k in enumerate(kept)],
               "vector_reduction": [1 if it == "reduction" else 0 for it in iterators]}
     return lowering_config_text(levels)
@@ -319,12 +326,15 @@ def outer_reduction_config(op, vector_bytes: int, registers: int, chained: bool 
 
 
 def _outer_config(iterators: list[str], extents: list[int], inner: int, size: int, element: int,
-                  vector_bytes: int, registers: int) -> str:
+                  vector_bytes: int, registers: int, chunk: int | None = None) -> str:
     """The lowering config of a reduction over outer dimensions whose innermost loop `inner` (of `size`
-    elements of `element` bytes) is parallel: chunked on AVX2 where the loops divide, else a strip of
-    the register file."""
-    if vector_bytes // 4 < _AVX512_LANES:
-        chunked = chunked_outer_reduction_config(iterators, extents, inner, registers // 2 * vector_bytes // element)
+    elements of `element` bytes) is parallel: chunked on AVX2 (CHUNK_ROWS rows) or wherever `chunk`
+    rows are given, where the loops divide; else a strip of the register file."""
+    if chunk is None and vector_bytes // 4 < _AVX512_LANES:
+        chunk = CHUNK_ROWS
+    if chunk is not None:
+        step = registers // 2 * vector_bytes // element
+        chunked = chunked_outer_reduction_config(iterators, extents, inner, step, chunk)
         if chunked is not None:
             return chunked
     width = min(size, registers * vector_bytes // element)
@@ -460,7 +470,8 @@ def gemv_config(gemv: Gemv, vector_bytes: int, registers: int) -> str | None:
     if gemv.queries >= 0:
         return _queries_config(gemv, vector_bytes, registers)
     if inner == gemv.rows:
-        return _outer_config(iterators, extents, inner, extents[inner], 4, vector_bytes, registers)
+        chunk = GEMV_CHUNK_ROWS if vector_bytes // 4 >= _AVX512_LANES else None
+        return _outer_config(iterators, extents, inner, extents[inner], 4, vector_bytes, registers, chunk)
     width = row_step(extents[inner], vector_bytes // 4)
     if inner != gemv.reduced or width is None:
         return None
