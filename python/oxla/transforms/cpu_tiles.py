@@ -29,7 +29,7 @@ dispatches (after `executable-sources`) for ops still without any: a global
 mean pool over f32[8,7,7,2048] took 0.44 ms with IREE's tiles, 0.10 ms
 with the strip (XLA 0.20 ms). Such a reduction may read several inputs,
 all along its innermost loop (x and the column means, for a variance).
-On AVX2, where it adds a product of values its body computes (the squared
+Where it adds a product of values its body computes (the squared
 deviations `(x - mean)^2` of a column variance), MLIR's vectorizer turned
 the sum of products into a contraction that LLVM ran one lane at a time
 (a scalar FMA and shuffles per element): the pass writes that product as
@@ -37,8 +37,9 @@ the sum of products into a contraction that LLVM ran one lane at a time
 leaves element-wise. `x.var(axis=0)` over f32[4096,1024] on a Zen 3 core
 (`tools.bench.ops` `column_variance`, paired, medians of 15): 5.13 ms
 with IREE's tiles for the deviations' sum, 3.01 ms with the chunks, 1.29
-ms with the fma as well (XLA 2.17 ms). AVX-512, not measured, keeps the
-product.
+ms with the fma as well (XLA 2.17 ms); on a Zen 4 (AVX-512, the strip)
+2.5-4.5 ms without the fma, 0.90-0.97 ms with it (two paired rounds,
+medians of 9; XLA 1.7-2.5 ms).
 
 oxla-llvmcpu-pack-vector-tiles: IREE configures the dispatch that fuses the
 transformer block's residual sum and layer norm with the packs of the next
@@ -588,8 +589,7 @@ class OuterReductionTiles(Pass):
             config = outer_reduction_config(op, vector_bytes, registers, i in chained)
             if config is not None:
                 op.attributes["compilation_info"] = _compilation_info(config)
-                if vector_bytes // 4 < _AVX512_LANES:
-                    _keep_products_elementwise(op)
+                _keep_products_elementwise(op)
 
 
 def accumulated_product(op):
