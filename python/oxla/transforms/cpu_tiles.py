@@ -56,8 +56,10 @@ most compiles and rejects the 16x256 block that makes; there the pass gives
 such packs one-tile inner steps and folds nothing. IREE steps only the last
 pack of a dispatch, so the norm's [8, 1] column pack, first, vectorized as
 one 8x256 transpose that LLVM took 1.9 s over; the pass moves it last and
-gives the workgroup one row of tiles. Run after IREE's
-`executable-configurations` phase.
+gives the workgroup one row of tiles. On AVX-512 a pack that another op of
+its dispatch reads (a convolution kernel's, in its mmt4d's dispatch) keeps
+its one-tile inner step: folded, it became one 32 KiB vector that IREE
+rejected. Run after IREE's `executable-configurations` phase.
 
 oxla-llvmcpu-pack-panels: a data-tiled matmul whose operands arrive at run
 time packs each in a dispatch of its own, which IREE distributes as blocks
@@ -464,9 +466,10 @@ def gemv_at_run_time(op, constants: set) -> Gemv | None:
 
 def gemv_config(gemv: Gemv, vector_bytes: int, registers: int) -> str | None:
     """The lowering config of a matrix-vector product: one whose matrix rows are its innermost dimension
-    (a vecmat) reduces over them like a column sum (_outer_config); one reducing along its rows (a matvec)
-    steps one row of ROW_STEP_VECTORS vectors at a time, GEMV_ROWS rows of a batch per workgroup. None when
-    the rows are no whole number of vectors, or the matrix's innermost dimension is a batch."""
+    (a vecmat) reduces over them like a column sum (_outer_config), in chunks of rows on every CPU; one
+    reducing along its rows (a matvec) steps one row of up to ROW_STEP_VECTORS vectors at a time
+    (row_step), GEMV_ROWS rows of a batch per workgroup. None when the rows are no whole number of
+    vectors, or the matrix's innermost dimension is a batch."""
     inner, iterators, extents = gemv.matrix_inner, gemv.iterators, gemv.extents
     if gemv.queries >= 0:
         return _queries_config(gemv, vector_bytes, registers)
@@ -792,11 +795,11 @@ class PackVectorTiles(Pass):
         With 16 lanes (AVX-512) a pack's one-tile steps fold into the common level (pack_vector_config),
         unless another op of the function reads the pack: IREE then tiles that op's common level, and
         the pack, left without inner steps, became one vector (a convolution kernel's pack feeding
-        its mmt4d: 32 KiB, which IREE rejects). With fewer (AVX2), IREE steps the norm-into-matmul dispatch's 8x8 pack (of the residual, the
-        matmul's accumulator) by one tile or, in most compiles, not at all, vectorizing a 16x256 block
-        it then rejects as too large; folding the one-tile step made it do the same. There the packs
-        keep inner steps, one tile where IREE left a dimension whole (bounded_pack_config), and a
-        column pack goes last (_column_pack_last)."""
+        its mmt4d: 32 KiB, which IREE rejects). With fewer (AVX2), IREE steps the norm-into-matmul
+        dispatch's 8x8 pack (of the residual, the matmul's accumulator) by one tile or, in most
+        compiles, not at all, vectorizing a 16x256 block it then rejects as too large; folding the
+        one-tile step made it do the same. There the packs keep inner steps, one tile where IREE left
+        a dimension whole (bounded_pack_config), and a column pack goes last (_column_pack_last)."""
         for func, configured in configured_ops_by_function(module):
             if not any(op.name == "linalg.pack" for op in configured):
                 continue
