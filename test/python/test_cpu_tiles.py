@@ -23,8 +23,8 @@ from oxla.transforms.cpu_tiles import (
     accumulated_product, bounded_pack_config, capped_inner_config, CHUNK_ROWS, chunked_outer_reduction_config,
     column_tile_rows, conv_register_config, elementwise_step_config, _gathers_along_rows, loop_kinds,
     outer_reduction_config, pack_vector_config, panel_config, register_tile_config, row_block_config,
-    row_of_tiles_config, row_reduction_config, row_step, transposed_step_config, _vector_shape, whole_reduction_config,
-    whole_row_config, whole_vector_config,
+    row_of_tiles_config, row_reduction_config, row_step, transposed_step_config, _vector_shape,
+    whole_reduction_config, whole_row_config, whole_vector_config,
 )
 
 _MLIR = {np.float32: "f32", np.float64: "f64", np.int32: "i32"}
@@ -1031,7 +1031,7 @@ def test_gemvs_of_a_run_time_matrix_are_reductions_without_data_tiling(matvec):
     # AVX-512: GEMV_CHUNK_ROWS rows a chunk, steps of half the register file, two workgroups
     (CPU, "cache_reduction = [0, 8], distribution = [2048, 0], vector_common_parallel = [256, 0]"),
     # AVX2: the column sums' chunks (CHUNK_ROWS rows, CHUNK_STEPS steps of 64)
-    ("znver3", "cache_reduction = [0, 16], distribution = [1024, 0], vector_common_parallel = [64, 0]"),
+    (AVX2, "cache_reduction = [0, 16], distribution = [1024, 0], vector_common_parallel = [64, 0]"),
 ])
 def test_vecmats_of_a_large_run_time_matrix_add_chunks_of_rows(cpu, expected):
     """A strip of the register file read each row of f32[4096,4096] in 2 KiB pieces 16 KiB apart."""
