@@ -474,7 +474,7 @@ def gemv_config(gemv: Gemv, vector_bytes: int, registers: int) -> str | None:
     if gemv.queries >= 0:
         return _queries_config(gemv, vector_bytes, registers)
     if inner == gemv.rows:
-        chunk = GEMV_CHUNK_ROWS if vector_bytes // 4 >= _AVX512_LANES else None
+        chunk = GEMV_CHUNK_ROWS if vector_bytes // 4 >= _AVX512_LANES else CHUNK_ROWS
         return _outer_config(iterators, extents, inner, extents[inner], 4, vector_bytes, registers, chunk)
     width = row_step(extents[inner], vector_bytes // 4)
     if inner != gemv.reduced or width is None:
