@@ -43,6 +43,7 @@ INPUT_LEGALIZATION_PASSES = (
     "oxla-legalize-top-k",
     "oxla-legalize-stable-sorts",
     "oxla-legalize-sort-constants",
+    "oxla-llvmcpu-lapack-kernels",
     "oxla-legalize-lapack-calls",
     "oxla-legalize-cholesky",
     "oxla-legalize-triangular-solve",
@@ -53,6 +54,10 @@ INPUT_LEGALIZATION_PASSES = (
     "oxla-expand-math",
 )
 INPUT_LEGALIZATION = f"builtin.module({','.join(INPUT_LEGALIZATION_PASSES)})"
+# Passes of the input legalization that choose a faster form of what the passes after them would legalize,
+# on the targets they apply to: compile(optimize=False) leaves them out, and disable_passes may name them,
+# as for the codegen passes.
+LEGALIZATION_CHOICES = ("oxla-llvmcpu-lapack-kernels",)
 # oxla's StableHLO optimizer (simplify, fold, canonicalize, cse, dce to a fixed
 # point), run before the legalization unless compile(optimize=False).
 OPTIMIZATION = "builtin.module(oxla-hlo-opt)"
@@ -72,12 +77,14 @@ _TARGET_OPTIONS = (
 )
 
 
-def input_legalization(target: Target) -> str:
-    """INPUT_LEGALIZATION for `target`, each pass with the options of _TARGET_OPTIONS that `target` needs."""
+def input_legalization(target: Target, left_out=()) -> str:
+    """INPUT_LEGALIZATION for `target`, each pass with the options of _TARGET_OPTIONS that `target` needs,
+    less the passes `left_out` (of LEGALIZATION_CHOICES)."""
     def spelled(name: str) -> str:
         options = [option for owner, option, needed in _TARGET_OPTIONS if owner == name and needed(target)]
         return f"{name}{{{' '.join(options)}}}" if options else name
-    return f"builtin.module({','.join(spelled(name) for name in INPUT_LEGALIZATION_PASSES)})"
+    kept = [name for name in INPUT_LEGALIZATION_PASSES if name not in left_out]
+    return f"builtin.module({','.join(spelled(name) for name in kept)})"
 
 
 # Flags that name the target: oxla sets the target through the module (see
@@ -527,9 +534,11 @@ def compile(
     'after:<phase>'/'before:<phase>' to oxla pipeline strings or callables
     taking the module. legalize=False skips oxla's input legalization
     (INPUT_LEGALIZATION); optimize=False skips oxla's StableHLO optimizer
-    (OPTIMIZATION, timed as phase_seconds['oxla-hlo-opt']) and the target's
-    codegen passes (Target.codegen_passes); disable_passes names codegen
-    passes to leave out (ValueError for one the target does not run).
+    (OPTIMIZATION, timed as phase_seconds['oxla-hlo-opt']), the target's
+    codegen passes (Target.codegen_passes) and the legalization's
+    LEGALIZATION_CHOICES; disable_passes names codegen passes or
+    LEGALIZATION_CHOICES to leave out (ValueError for a codegen pass the
+    target does not run).
     Returns an Artifact (or the module with compile_to).
 
     The target's default flag sets (Target.flag_sets: for llvm-cpu O3 and
@@ -556,7 +565,8 @@ def compile(
                              cpu=cpu, gpu=gpu, keep_f64=keep_f64, opt_level=opt_level, flags=flags,
                              legalize=legalize, optimize=optimize, disable_passes=disable_passes)
     tgt, chip = resolve(target)
-    codegen_passes = tgt.codegen_passes_without(disable_passes)
+    codegen_passes = tgt.codegen_passes_without(set(disable_passes).difference(LEGALIZATION_CHOICES))
+    left_out = set(LEGALIZATION_CHOICES) if not optimize else set(disable_passes).intersection(LEGALIZATION_CHOICES)
     chip = cpu or gpu or chip or tgt.default_chip
     stop = phase_index(compile_to) if compile_to else len(PHASES) - 1
     start = phase_index(compile_from) if compile_from else 0
@@ -608,7 +618,7 @@ def compile(
         transforms.run(module, OPTIMIZATION)
         times["oxla-hlo-opt"] = time.perf_counter() - began
     if start == 0 and legalize:
-        transforms.run(module, input_legalization(tgt))
+        transforms.run(module, input_legalization(tgt, left_out))
     last = min(stop, phase_index("vm"))
     attempts = _attempts(flag_sets, codegen_passes if optimize and start < phase_index("dispatch-creation") else ())
     module, attempt = _run_phases(compiler, module, tgt, (start, last), boundaries, times,

@@ -37,9 +37,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--demote-f64", action="store_true", help="compute f64 as f32 (IREE's own default)")
     p.add_argument("--opt-level", choices=["O0", "O1", "O2", "O3"], help="IREE's global optimization level")
     p.add_argument("--no-optimize", action="store_true",
-                   help="skip oxla-hlo-opt, oxla's StableHLO optimizer that runs before IREE's input phase")
+                   help="skip oxla-hlo-opt, oxla's StableHLO optimizer that runs before IREE's input phase, the "
+                        "target's codegen passes and the legalization choices")
     p.add_argument("--disable-passes", metavar="P1,P2", type=_names, default=[],
-                   help="leave out these codegen passes of the target (--list-targets names them)")
+                   help="leave out these codegen passes of the target or legalization choices (--list-targets "
+                        "names them)")
     p.add_argument("--list-targets", action="store_true", help="list targets and their chips, then exit")
     p.add_argument("--emit-bytecode", action="store_true", help="with --compile-to: write MLIR bytecode")
     p.add_argument("--cache", metavar="DIR",
@@ -124,6 +126,7 @@ def _read_source(path: str):
 
 def list_targets() -> int:
     from oxla.pipelines import TARGETS
+    from oxla.pipelines.compiler import LEGALIZATION_CHOICES
     from oxla.pipelines.targets import pass_names
 
     for t in TARGETS.values():
@@ -132,6 +135,7 @@ def list_targets() -> int:
         passes = [name for _, pipeline in t.codegen_passes for name in pass_names(pipeline)]
         if passes:
             print(f"{'':<14} codegen passes: {', '.join(passes)}")
+    print(f"legalization choices (every target, each where it applies): {', '.join(LEGALIZATION_CHOICES)}")
     return 0
 
 

@@ -215,7 +215,7 @@ def _in_f64(x):
     return build.convert(x, ir.ComplexType.get(wide) if isinstance(build.element(x), ir.ComplexType) else wide)
 
 
-def _triangle(dims: list[int], lower: bool):
+def triangle(dims: list[int], lower: bool):
     """The mask of the lower (or upper) triangle, diagonal included, of batched matrices of `dims`."""
     rank = len(dims)
     direction = "GE" if lower else "LE"
@@ -241,7 +241,7 @@ def _cholesky_column(column, done, row, rows):
     """Column `row` (0-d i32) of L from that column of a ([..., n, 1], less what the columns outside `done`
     contribute) and the columns of L in `done` ([..., n, k], zero where not made yet): the column less
     `done` times its row `row`, divided by the square root of its diagonal entry, zeros above. Where that
-    entry is not positive, its root (NaN or 0) is left on the diagonal for _first_failure_on_diagonal."""
+    entry is not positive, its root (NaN or 0) is left on the diagonal for first_failure_on_diagonal."""
     rank = len(build.shape(column))
     zero = build.splat(0, _i32([]))
     column = _binary("subtract", column, _product(done, build.conjugate(_row(done, row)), rank - 1, rank - 1))
@@ -265,7 +265,7 @@ def _first_on_diagonal(holds):
                   build.splat(0, first.type))
 
 
-def _first_failure_on_diagonal(factor):
+def first_failure_on_diagonal(factor):
     """potrf's info from a factor _cholesky_column made: the first column (1-based) whose diagonal entry is
     not positive, or 0."""
     real = _real_part(factor)
@@ -317,30 +317,31 @@ def _cholesky_lower(a):
         rest = n % CHOLESKY_PANEL
         if rest:
             factor = _cholesky_panel(a, factor, build.splat(n - rest, _i32([])), rest)
-    return factor, _first_failure_on_diagonal(factor)
+    return factor, first_failure_on_diagonal(factor)
 
 
 def _cholesky(a, lower: bool):
     """(factor, info): L with a = L L^H from a's lower triangle, or U with a = U^H U from its upper one
-    (the lower factor of a^H), zeros in the other triangle."""
+    (the lower factor of a^H), zeros in the other triangle. (The factorize of potrf and cholesky, which
+    oxla-llvmcpu-lapack-kernels replaces with a dispatch of its own.)"""
     factor, info = _cholesky_lower(a if lower else _adjoint(a))
     return (factor if lower else _adjoint(factor)), info
 
 
-def potrf(op, config: dict) -> list:
+def potrf(op, config: dict, factorize=_cholesky) -> list:
     """Cholesky factor of the uplo triangle, the other triangle left as it was, and info."""
     a = op.operands[0]
     lower = config.get("uplo", _LOWER) == _LOWER
-    factor, info = _cholesky(a, lower)
-    return [_where(_triangle(build.shape(a), lower), factor, a), info]
+    factor, info = factorize(a, lower)
+    return [_where(triangle(build.shape(a), lower), factor, a), info]
 
 
-def cholesky(op):
+def cholesky(op, factorize=_cholesky):
     """stablehlo.cholesky: the factor of the `lower` (default upper) triangle, zeros in the other, NaN
     throughout for a matrix that is not positive definite (the spec leaves both to the implementation;
     JAX writes the same)."""
     a = op.operands[0]
-    factor, info = _cholesky(a, "lower" in op.attributes and ir.BoolAttr(op.attributes["lower"]).value)
+    factor, info = factorize(a, "lower" in op.attributes and ir.BoolAttr(op.attributes["lower"]).value)
     dims = build.shape(a)
     failed = build.compare(info, build.splat(0, info.type), "NE", "SIGNED")
     spread = build.broadcast(failed, dims, list(range(len(dims) - 2)))
@@ -372,7 +373,7 @@ def _eliminate(lu, row, col, rows, cols, column_rows):
     `col` at or below `row` (the first of equals) swapped to `row`, the column below scaled by its reciprocal
     (left as it is where it is zero), the block below and right of it less the rank-one product.
     `rows`, `cols`, `column_rows`: lu's row and column positions and a column's. (lu, pivot row [...] i32);
-    the pivot stays on the diagonal, where _getrf_results finds a zero one."""
+    the pivot stays on the diagonal, where getrf_results finds a zero one."""
     dims = build.shape(lu)
     rank, n, batch = len(dims), dims[-1], dims[:-2]
     column = _column(lu, col)
@@ -406,11 +407,12 @@ def _eliminate(lu, row, col, rows, cols, column_rows):
     return _where(at_col, _stretch(multipliers, dims), _where(trailing, _binary("subtract", lu, update), lu)), pivot
 
 
-def _getrf_results(lu, pivots):
+def getrf_results(lu, pivots, info=None):
     """getrf's results from the factors and the 0-based pivot rows: the pivots 1-based, and info, the first
     zero pivot (1-based) or 0. getf2 leaves each pivot on the diagonal, so info is read from there once
-    rather than kept by every step."""
-    info = _first_on_diagonal(build.compare(lu, build.splat(0, lu.type), "EQ", "FLOAT"))
+    rather than kept by every step (unless given)."""
+    if info is None:
+        info = _first_on_diagonal(build.compare(lu, build.splat(0, lu.type), "EQ", "FLOAT"))
     return [lu, _binary("add", pivots, build.splat(1, pivots.type)), info]
 
 
@@ -426,7 +428,7 @@ def _unblocked_lu(a):
         return [lu, _put_entry(pivots, pivot, j)]
 
     count = min(dims[-2:])
-    return _getrf_results(*build.counted_loop(count, [a, build.splat(0, _i32(batch + [count]))], step))
+    return getrf_results(*build.counted_loop(count, [a, build.splat(0, _i32(batch + [count]))], step))
 
 
 def _exchanged(order, row, pivot):
@@ -507,7 +509,7 @@ def _blocked_lu(a, width: int):
     rest = n % width
     if rest:
         lu, pivots = _panel(lu, pivots, build.splat(n - rest, _i32([])), rest, last=True)
-    return _getrf_results(lu, pivots)
+    return getrf_results(lu, pivots)
 
 
 def getrf(op, config: dict) -> list:
@@ -913,7 +915,7 @@ def syevd(op, config: dict) -> list:
     a = op.operands[0]
     dims = build.shape(a)
     lower = config.get("uplo", _LOWER) == _LOWER
-    hermitian = _where(_triangle(dims, lower), a, _adjoint(a))
+    hermitian = _where(triangle(dims, lower), a, _adjoint(a))
     if isinstance(build.element(a), ir.ComplexType):
         hermitian = _where(_on_diagonal(dims), _as_element(_real_part(hermitian), a), hermitian)
     # Vectors only where asked for and read: jnp.linalg.eigvalsh asks and drops them.
@@ -1044,7 +1046,7 @@ def routine_of(target: str) -> str | None:
     return found.group(2) if found.group(1) in ROUTINES[found.group(2)].types else None
 
 
-def _config(op) -> dict:
+def call_config(op) -> dict:
     """The call's mhlo.backend_config dictionary as {name: int}."""
     if "mhlo.backend_config" not in op.attributes:
         return {}
@@ -1055,7 +1057,7 @@ def _config(op) -> dict:
             if isinstance(named.attr, ir.IntegerAttr)}
 
 
-def _fits(op, routine: Routine) -> bool:
+def fits(op, routine: Routine) -> bool:
     """Whether the call has the routine's operand and result counts over ranked static matrices."""
     values = list(op.operands) + list(op.results)
     return (len(op.operands) == routine.operands and len(op.results) == routine.results
@@ -1087,9 +1089,9 @@ class LegalizeLapackCalls(RewritePass):
 
     def matches(self, op) -> bool:
         name = routine_of(ir.StringAttr(op.attributes["call_target_name"]).value)
-        return name is not None and _fits(op, ROUTINES[name])
+        return name is not None and fits(op, ROUTINES[name])
 
     def rewrite(self, op) -> None:
         routine = ROUTINES[routine_of(ir.StringAttr(op.attributes["call_target_name"]).value)]
-        config = _config(op)
+        config = call_config(op)
         build.replace(op, lambda call: routine.build(call, config))

@@ -49,6 +49,7 @@ BUILTIN_PASS_MODULES = (
     "oxla.transforms.unsigned",
     "oxla.transforms.fft",
     "oxla.transforms.lapack",
+    "oxla.transforms.lapack_kernels",
     "oxla.transforms.triangular_solve",
     "oxla.transforms.top_k",
     "oxla.transforms.sort",

@@ -174,8 +174,15 @@ def _blocked_substitution(a, rhs, lower: bool, unit: bool, size: int):
     return build.slice_to(x, batch + [n, k])
 
 
-def solve(op):
-    """X for the triangular_solve `op`, by substitution on the system made left-sided."""
+def substitute(a, rhs, lower: bool, unit: bool):
+    """X with a X = rhs for the triangular a, by substitution in a loop (by blocks of rows for large a)."""
+    size = block_rows(shape(a)[-1])
+    return _substitution(a, rhs, lower, unit) if size == 1 else _blocked_substitution(a, rhs, lower, unit, size)
+
+
+def solve(op, substitution=substitute):
+    """X for the triangular_solve `op`, by `substitution` (a, rhs, lower, unit) on the system made left-sided
+    (oxla-llvmcpu-lapack-kernels passes its kernel's)."""
     a, b = op.operands
     left, transpose = flag(op, "left_side"), enum_name(op, "transpose_a")
     swapped = (transpose != "NO_TRANSPOSE") != (not left)  # a is transposed an odd number of times
@@ -184,8 +191,7 @@ def solve(op):
     if swapped:
         a = _swap_matrix_dims(a)
     rhs, lower, unit = b if left else _swap_matrix_dims(b), flag(op, "lower") != swapped, flag(op, "unit_diagonal")
-    size = block_rows(shape(a)[-1])
-    x = _substitution(a, rhs, lower, unit) if size == 1 else _blocked_substitution(a, rhs, lower, unit, size)
+    x = substitution(a, rhs, lower, unit)
     return x if left else _swap_matrix_dims(x)
 
 

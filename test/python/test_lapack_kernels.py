@@ -1,0 +1,225 @@
+"""oxla-llvmcpu-lapack-kernels: f32 Cholesky, LU and triangular solves as one CPU dispatch each.
+
+Each kernel runs against numpy (LAPACK) on shapes that exercise its edges: sides that are not a whole
+number of vectors or of BLOCK, batches, the other triangle, info, pivots among equals and NaNs, and the
+vector widths of AVX-512, AVX2 and SSE (cpu= chips this host can run).
+"""
+
+import numpy as np
+import pytest
+
+from oxla import ir, runtime
+from oxla.pipelines import compile
+from oxla.transforms.lapack_kernels import BLOCK
+
+KERNELS = "oxla-llvmcpu-lapack-kernels"
+# Chips whose vectors are 64, 32 and 16 bytes (16, 8 and 4 f32 lanes); each runs where the host has its features.
+CHIPS = ("host", "x86-64-v3", "generic")
+
+
+def _type(shape, element="f32") -> str:
+    return f"tensor<{''.join(f'{d}x' for d in shape)}{element}>"
+
+
+def _call(routine: str, operands: list[tuple], results: list[tuple], config: str = "") -> str:
+    """A module whose main makes one lapack_s<routine>_ffi call; operands and results as (shape, element)."""
+    args = ", ".join(f"%a{i}: {_type(*o)}" for i, o in enumerate(operands))
+    ins, outs = ", ".join(_type(*o) for o in operands), ", ".join(_type(*r) for r in results)
+    names = ", ".join(f"%a{i}" for i in range(len(operands)))
+    values = ", ".join(f"%r#{i}" for i in range(len(results))) if len(results) > 1 else "%r"
+    count = f":{len(results)}" if len(results) > 1 else ""
+    return (f"func.func @main({args}) -> ({outs}) {{\n"
+            f"  %r{count} = stablehlo.custom_call @lapack_s{routine}_ffi({names}) "
+            f"{{mhlo.backend_config = {{{config}}}}} : ({ins}) -> ({outs})\n"
+            f"  return {values} : {outs}\n}}\n")
+
+
+def _run(src: str, *args, chip: str = "host", **options):
+    results = runtime.load(compile(src, cpu=chip, **options)).main(*args)
+    return [np.asarray(r) for r in (results if isinstance(results, (list, tuple)) else [results])]
+
+
+def _dispatched(src: str, **options) -> bool:
+    """Whether the program's factorization or solve is one of the kernels' dispatches."""
+    module = compile(src, compile_to="input", **options)
+    return "flow.dispatch @oxla_f32_" in ir.to_text(module)
+
+
+def _positive(shape, seed=0):
+    a = np.random.default_rng(seed).standard_normal(shape)
+    return (a @ np.swapaxes(a, -1, -2) + shape[-1] * np.eye(shape[-1])).astype(np.float32)
+
+
+def _potrf(shape, uplo: str) -> str:
+    return _call("potrf", [(shape,)], [(shape,), (shape[:-2], "i32")], f"uplo = {ord(uplo)} : ui8")
+
+
+@pytest.mark.parametrize("chip", CHIPS)
+@pytest.mark.parametrize("shape, uplo", [((5, 5), "L"), ((2, 37, 37), "U"), ((70, 70), "L"), ((3, 64, 64), "U")],
+                         ids=["tiny", "batched-upper-tail", "lower-tail", "batched-upper-whole-vectors"])
+def test_potrf_factors_its_triangle_and_keeps_the_other(shape, uplo, chip):
+    a = _positive(shape, 1)
+    other = np.triu(np.ones(shape[-2:], bool), 1) if uplo == "L" else np.tril(np.ones(shape[-2:], bool), -1)
+    a = np.where(other, np.float32(7), a)  # never read, left as it is
+    src = _potrf(shape, uplo)
+    assert _dispatched(src, cpu=chip)
+    factor, info = _run(src, a, chip=chip)
+    lower = np.linalg.cholesky(np.where(other, np.swapaxes(a, -1, -2), a).astype(np.float64))
+    want = np.where(other, a, lower if uplo == "L" else np.swapaxes(lower, -1, -2))
+    np.testing.assert_allclose(factor, want, rtol=2e-5, atol=2e-5)
+    assert not np.any(info)
+
+
+@pytest.mark.parametrize("uplo", ["L", "U"])
+def test_potrf_info_is_the_first_column_that_is_not_positive(uplo):
+    a = np.stack([_positive((9, 9), 2)] * 4)
+    a[1, 6, 6] = -abs(a[1, 6, 6]) - 100  # column 7 fails, in the second block of BLOCK rows
+    a[2, 0, 0] = np.nan
+    a[3, 8, 8] = 0  # the last column fails within a block and the padding
+    factor, info = _run(_potrf((4, 9, 9), uplo), a)
+    assert BLOCK < 7 and info.tolist() == [0, 7, 1, 9]
+    lower = np.linalg.cholesky(a[1, :6, :6].astype(np.float64))  # the columns before it are factored
+    made = np.tril(factor[1, :6, :6]) if uplo == "L" else np.triu(factor[1, :6, :6]).T
+    np.testing.assert_allclose(made, lower, rtol=2e-5, atol=2e-5)
+
+
+@pytest.mark.parametrize("lower", [True, False])
+def test_the_stablehlo_cholesky_op(lower):
+    a = _positive((2, 19, 19), 3)
+    a[1] = -a[1]  # not positive definite: all NaN
+    src = ("func.func @main(%a: tensor<2x19x19xf32>) -> tensor<2x19x19xf32> {\n"
+           f"  %r = stablehlo.cholesky %a, lower = {str(lower).lower()} : tensor<2x19x19xf32>\n"
+           "  return %r : tensor<2x19x19xf32>\n}\n")
+    assert _dispatched(src)
+    (factor,) = _run(src, a)
+    want = np.linalg.cholesky(a[0].astype(np.float64))
+    np.testing.assert_allclose(factor[0], want if lower else want.T, rtol=2e-5, atol=2e-5)  # zeros in the other
+    assert np.isnan(factor[1]).all()
+
+
+def _getf2(a):
+    """LAPACK's unblocked LU with partial pivoting, in f64: (lu, 1-based ipiv, info); a NaN is a pivot only
+    where every candidate is one (the first of them)."""
+    lu, info = a.astype(np.float64).copy(), 0
+    m, n = lu.shape
+    ipiv = []
+    for j in range(min(m, n)):
+        size = np.where(np.isnan(lu[j:, j]), -1, np.abs(lu[j:, j]))
+        p = j + int(np.argmax(size))
+        ipiv.append(p + 1)
+        lu[[j, p]] = lu[[p, j]]
+        if lu[j, j] != 0:
+            lu[j + 1:, j] *= 1 / lu[j, j]
+        elif info == 0:
+            info = j + 1
+        lu[j + 1:, j + 1:] -= np.outer(lu[j + 1:, j], lu[j, j + 1:])
+    return lu, np.array(ipiv), info
+
+
+def _getrf(shape) -> str:
+    m, n = shape[-2:]
+    batch = list(shape[:-2])
+    return _call("getrf", [(shape,)], [(shape,), (batch + [min(m, n)], "i32"), (batch, "i32")])
+
+
+def _assert_lu(a, lu, ipiv, info):
+    for index in np.ndindex(*a.shape[:-2]):
+        want_lu, want_ipiv, want_info = _getf2(a[index])
+        assert ipiv[index].tolist() == want_ipiv.tolist() and int(info[index]) == want_info
+        np.testing.assert_allclose(lu[index], want_lu, rtol=1e-4, atol=1e-4 * max(1, np.nanmax(np.abs(want_lu))))
+
+
+@pytest.mark.parametrize("chip", CHIPS)
+@pytest.mark.parametrize("shape", [(5, 5), (2, 7, 4), (3, 6), (2, 37, 37), (64, 64), (70, 45)],
+                         ids=["tiny", "batched-tall", "wide", "batched-tail", "whole-vectors", "tall-tail"])
+def test_getrf_pivots_and_factors_as_lapack(shape, chip):
+    a = np.random.default_rng(4).standard_normal(shape).astype(np.float32)
+    src = _getrf(shape)
+    assert _dispatched(src, cpu=chip)
+    _assert_lu(a, *_run(src, a, chip=chip))
+
+
+def test_getrf_of_singular_matrices_reports_the_first_zero_pivot_and_goes_on():
+    a = np.random.default_rng(5).standard_normal((3, 21, 21)).astype(np.float32)
+    a[0, :, 9] = 0  # a zero column: its pivot is 0, left as it is
+    a[2, :, -1] = 0
+    lu, ipiv, info = _run(_getrf(a.shape), a)
+    assert info.tolist() == [10, 0, 21]
+    _assert_lu(a, lu, ipiv, info)
+
+
+def test_getrf_pivots_on_the_first_of_equals_and_on_nan_only_where_all_are():
+    a = np.array([[1, 5, 0, 1], [-3, 1, 2, 1], [3, 2, 1, 1], [np.nan, 0, 0, 1]], np.float32)
+    lu, ipiv, info = _run(_getrf((4, 4)), a)
+    assert ipiv.tolist()[0] == 2  # |-3| and |3|: the first
+    nan_column = np.array([[np.nan, 1], [np.nan, 2]], np.float32)
+    _, ipiv, _ = _run(_getrf((2, 2)), nan_column)
+    assert ipiv.tolist()[0] == 1
+
+
+def _trsm(a_shape, b_shape, side, uplo, trans, diag) -> str:
+    config = ", ".join(f"{k} = {ord(v)} : ui8" for k, v in
+                       (("diag", diag), ("side", side), ("trans_x", trans), ("uplo", uplo)))
+    return _call("trsm", [(a_shape,), (b_shape,)], [(b_shape,)], config)
+
+
+@pytest.mark.parametrize("chip", CHIPS)
+@pytest.mark.parametrize("side, uplo, trans, diag, n, k", [
+    ("L", "L", "N", "U", 37, 8), ("L", "U", "N", "N", 37, 1), ("R", "U", "T", "N", 20, 3), ("L", "L", "T", "N", 64, 20),
+    ("R", "L", "N", "U", 5, 33)])
+def test_triangular_solves(side, uplo, trans, diag, n, k, chip):
+    rng = np.random.default_rng(6)
+    a = (rng.standard_normal((2, n, n)) + 4 * np.eye(n)).astype(np.float32)
+    b = rng.standard_normal((2, n, k) if side == "L" else (2, k, n)).astype(np.float32)
+    src = _trsm(a.shape, b.shape, side, uplo, trans, diag)
+    assert _dispatched(src, cpu=chip)
+    (x,) = _run(src, a, b, chip=chip)
+    t = np.tril(a) if uplo == "L" else np.triu(a)
+    if diag == "U":
+        t = np.where(np.eye(n, dtype=bool), 1, t)
+    op = t if trans == "N" else np.swapaxes(t, -1, -2)
+    want = np.linalg.solve(op.astype(np.float64), b) if side == "L" else np.swapaxes(
+        np.linalg.solve(np.swapaxes(op, -1, -2).astype(np.float64), np.swapaxes(b, -1, -2)), -1, -2)
+    np.testing.assert_allclose(x, want, rtol=1e-4, atol=1e-4 * np.abs(want).max())
+
+
+def test_the_stablehlo_triangular_solve_op():
+    a = (np.random.default_rng(7).standard_normal((10, 10)) + 4 * np.eye(10)).astype(np.float32)
+    b = np.random.default_rng(8).standard_normal((10, 3)).astype(np.float32)
+    src = ("func.func @main(%a: tensor<10x10xf32>, %b: tensor<10x3xf32>) -> tensor<10x3xf32> {\n"
+           "  %x = \"stablehlo.triangular_solve\"(%a, %b) {left_side = true, lower = false, unit_diagonal = false,\n"
+           "    transpose_a = #stablehlo<transpose NO_TRANSPOSE>} : (tensor<10x10xf32>, tensor<10x3xf32>) -> tensor<10x3xf32>\n"
+           "  return %x : tensor<10x3xf32>\n}\n")
+    assert _dispatched(src)
+    (x,) = _run(src, a, b)
+    np.testing.assert_allclose(np.triu(a) @ x, b, rtol=1e-4, atol=1e-4)
+
+
+def test_other_types_targets_and_the_switches_keep_the_loops():
+    f64 = _call("potrf", [((8, 8), "f64")], [((8, 8), "f64"), ((), "i32")], f"uplo = {ord('L')} : ui8")
+    assert not _dispatched(f64)
+    src = _potrf((8, 8), "L")
+    assert _dispatched(src)
+    assert not _dispatched(src, optimize=False)
+    assert not _dispatched(src, disable_passes=[KERNELS])
+    assert not _dispatched(src, target="vulkan-spirv")
+    a = _positive((8, 8), 9)
+    factor, _ = _run(src, a, disable_passes=[KERNELS])  # the loop's factor, as the kernel's
+    np.testing.assert_allclose(np.tril(factor), np.linalg.cholesky(a.astype(np.float64)), rtol=2e-5, atol=2e-5)
+
+
+def test_jax_solve_and_cholesky_match_xla():
+    jax = pytest.importorskip("jax")
+    jnp = jax.numpy
+    from oxla.importers.jax import import_jax
+
+    rng = np.random.default_rng(10)
+    a = rng.standard_normal((50, 50)).astype(np.float32)
+    b = rng.standard_normal((50, 3)).astype(np.float32)
+    spd = _positive((50, 50), 11)
+    for fn, args in ((jnp.linalg.solve, (a, b)), (jnp.linalg.cholesky, (spd,)), (jnp.linalg.inv, (a,)),
+                     (jnp.linalg.det, (a,))):
+        imported = import_jax(fn, *args)
+        got = runtime.load(compile(imported.module)).main(*args)
+        want = np.asarray(jax.jit(fn)(*args))
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-3, atol=1e-3 * np.abs(want).max())
