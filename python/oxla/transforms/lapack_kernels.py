@@ -77,7 +77,7 @@ def _padded(n: int, lanes: int) -> int:
     return -(-n // lanes) * lanes
 
 
-def _header(symbol: str, batch: int, bindings: list[tuple[str, str]]) -> list[str]:
+def executable_header(symbol: str, batch: int, bindings: list[tuple[str, str]]) -> list[str]:
     """The executable's opening lines up to the function's body: a workgroup per matrix (%b), the
     bindings as (name, memref type), and the constants %c0, %c1."""
     arguments = ", ".join(f"%{name}_binding: !stream.binding" for name, _ in bindings)
@@ -98,7 +98,7 @@ def _header(symbol: str, batch: int, bindings: list[tuple[str, str]]) -> list[st
     ]
 
 
-_FOOTER = ["  return", "}", "}", "}"]
+FOOTER = ["  return", "}", "}", "}"]
 
 
 def _copy(rows: str, width: str, memref: str, vector: str) -> list[str]:
@@ -240,7 +240,7 @@ def cholesky_executable(symbol: str, batch: int, n: int, lanes: int, lower: bool
         f"scf.yield {info} : i32",
     ]
     return "\n".join([
-        *_header(symbol, batch, [("in", memref), ("out", memref), ("info", f"memref<{batch}xi32>")]),
+        *executable_header(symbol, batch, [("in", memref), ("out", memref), ("info", f"memref<{batch}xi32>")]),
         *_constants(lanes, n=n, width=width),
         *_copy("%width", "%width", memref, vector),
         "scf.for %i = %n to %width step %c1 {",
@@ -252,7 +252,7 @@ def cholesky_executable(symbol: str, batch: int, n: int, lanes: int, lower: bool
         "}",
         f"memref.store %failed, %info[%b] : memref<{batch}xi32>",
         *(_mirror(layout, lower=False) if lower else []),
-        *_FOOTER,
+        *FOOTER,
     ])
 
 
@@ -352,7 +352,7 @@ def lu_executable(symbol: str, batch: int, m: int, n: int, lanes: int) -> str:
     pivots = f"memref<{batch}x{count}xi32>"
     loop, info = _lu_panel("b", "%jb", BLOCK, layout, pivots, "%info0")
     lines = [
-        *_header(symbol, batch, [("in", layout.memref), ("out", layout.memref),
+        *executable_header(symbol, batch, [("in", layout.memref), ("out", layout.memref),
                                  ("pivots", pivots), ("info", f"memref<{batch}xi32>")]),
         *_constants(lanes, m=m, whole=whole, width=width),
         "%none = arith.constant -2.0 : f32",
@@ -367,8 +367,12 @@ def lu_executable(symbol: str, batch: int, m: int, n: int, lanes: int) -> str:
     if rest:
         tail, info = _lu_panel("t", "%whole", rest, layout, pivots, info)
         lines += tail
-    lines += [f"memref.store {info}, %info[%b] : memref<{batch}xi32>", *_FOOTER]
+    lines += [f"memref.store {info}, %info[%b] : memref<{batch}xi32>", *FOOTER]
     return "\n".join(lines)
+
+
+# Independent sums a substitution kernel's row keeps, so that its multiply-adds do not wait on each other.
+SOLVE_SUMS = 4
 
 
 def triangular_solve_executable(symbol: str, batch: int, n: int, k: int, width: int, lower: bool,
@@ -376,45 +380,62 @@ def triangular_solve_executable(symbol: str, batch: int, n: int, k: int, width: 
     """The substitution kernel for `batch` systems a X = B, a f32 [n, n] `lower` (else upper) triangular
     (its diagonal taken as ones where `unit`), B f32 [n, k] zero padded to whole vectors of `width`: the
     rows of X first to last (last to first for an upper a), each B's row less a's entries left (right) of
-    the diagonal times the rows of X made, over vectors of the row, then divided by the diagonal."""
+    the diagonal times the rows of X made, over vectors of the row in SOLVE_SUMS sums, then divided by the
+    diagonal."""
     vector = f"vector<{width}xf32>"
     a, rows = f"memref<{batch}x{n}x{n}xf32>", f"memref<{batch}x{n}x{_padded(k, width)}xf32>"
-    # Lower: row %i after the rows %j before it. Upper: row %i = n - 1 - %s after the %s rows %j after it.
-    row = [] if lower else ["%i = arith.subi %last, %s : index"]
-    earlier = ["scf.for %j = %c0 to %i step %c1 iter_args(%acc = %x0) -> ({vector}) {{"] if lower else [
-        "scf.for %jj = %c0 to %s step %c1 iter_args(%acc = %x0) -> ({vector}) {{",
-        "%j = arith.addi %jj, %after : index"]
+    sums = range(SOLVE_SUMS)
+    types = ", ".join([vector] * SOLVE_SUMS)
+
+    # Lower: row %i after its %i rows before it. Upper: row %i = n - 1 - %s after its %s rows after it.
+    first, count = ("%c0", "%i") if lower else ("%first", "%s")
+    row = [] if lower else ["%i = arith.subi %last, %s : index", "%first = arith.addi %i, %c1 : index"]
+
+    def term(t: str, acc: str, out: str) -> list[str]:
+        """Lines adding -a[i, j] X[j] for the term t's row j to `acc`, as %{out}."""
+        return [f"%{out}_j = arith.addi {first}, {t} : index",
+                f"%{out}_e = memref.load %a[%b, %i, %{out}_j] : {a}",
+                f"%{out}_n = arith.negf %{out}_e : f32",
+                f"%{out}_v = vector.broadcast %{out}_n : f32 to {vector}",
+                f"%{out}_y = vector.load %out[%b, %{out}_j, %c] : {rows}, {vector}",
+                f"%{out} = vector.fma %{out}_v, %{out}_y, {acc} : {vector}"]
+
     return "\n".join([
-        *_header(symbol, batch, [("a", a), ("in", rows), ("out", rows)]),
+        *executable_header(symbol, batch, [("a", a), ("in", rows), ("out", rows)]),
         f"%n = arith.constant {n} : index",
         f"%last = arith.constant {n - 1} : index",
         f"%width = arith.constant {_padded(k, width)} : index",
         f"%lanes = arith.constant {width} : index",
+        f"%sums = arith.constant {SOLVE_SUMS} : index",
+        *(f"%c{u} = arith.constant {u} : index" for u in range(2, SOLVE_SUMS)),
+        f"%zeros = arith.constant dense<0.0> : {vector}",
         f"scf.for {'%i' if lower else '%s'} = %c0 to %n step %c1 {{",
         *row,
-        "%after = arith.addi %i, %c1 : index",
+        f"%rest = arith.remui {count}, %sums : index",
+        f"%whole = arith.subi {count}, %rest : index",
         *([] if unit else [f"%d = memref.load %a[%b, %i, %i] : {a}",
                            f"%dv = vector.broadcast %d : f32 to {vector}"]),
         "scf.for %c = %c0 to %width step %lanes {",
         f"%x0 = vector.load %in[%b, %i, %c] : {rows}, {vector}",
-        "%x = " + earlier[0].format(vector=vector),
-        *earlier[1:],
-        f"%e = memref.load %a[%b, %i, %j] : {a}",
-        "%ne = arith.negf %e : f32",
-        f"%ev = vector.broadcast %ne : f32 to {vector}",
-        f"%y = vector.load %out[%b, %j, %c] : {rows}, {vector}",
-        f"%next = vector.fma %ev, %y, %acc : {vector}",
-        f"scf.yield %next : {vector}",
+        f"%p:{SOLVE_SUMS} = scf.for %t = %c0 to %whole step %sums iter_args("
+        + ", ".join(f"%a{u} = {'%x0' if u == 0 else '%zeros'}" for u in sums) + f") -> ({types}) {{",
+        *(line for u in sums for line in [f"%t{u} = arith.addi %t, %c{u} : index", *term(f"%t{u}", f"%a{u}", f"s{u}")]),
+        f"scf.yield {', '.join(f'%s{u}' for u in sums)} : {types}",
         "}",
-        *([] if unit else [f"%q = arith.divf %x, %dv : {vector}"]),
-        f"vector.store {'%x' if unit else '%q'}, %out[%b, %i, %c] : {rows}, {vector}",
+        f"%q0 = scf.for %t = %whole to {count} step %c1 iter_args(%acc = %p#0) -> ({vector}) {{",
+        *term("%t", "%acc", "r"),
+        f"scf.yield %r : {vector}",
+        "}",
+        *(f"%q{u} = arith.addf %q{u - 1}, %p#{u} : {vector}" for u in range(1, SOLVE_SUMS)),
+        *([] if unit else [f"%x = arith.divf %q{SOLVE_SUMS - 1}, %dv : {vector}"]),
+        f"vector.store {f'%q{SOLVE_SUMS - 1}' if unit else '%x'}, %out[%b, %i, %c] : {rows}, {vector}",
         "}",
         "}",
-        *_FOOTER,
+        *FOOTER,
     ])
 
 
-def _caller(symbol: str, operands: list[str], results: list[str]) -> str:
+def dispatch_caller(symbol: str, operands: list[str], results: list[str]) -> str:
     """The private function @{symbol}_call dispatching the kernel `symbol`, as MLIR text."""
     arguments = ", ".join(f"%a{i}: {t}" for i, t in enumerate(operands))
     names = ", ".join(f"%a{i}" for i in range(len(operands)))
@@ -440,7 +461,7 @@ class _Kernels:
     def _call(self, symbol: str, text, operands: list, results: list):
         """A call of kernel `symbol` (its executable from `text()`, made once) on `operands`; its results."""
         if symbol not in self.texts:
-            self.texts[symbol] = text() + "\n" + _caller(symbol, [str(v.type) for v in operands],
+            self.texts[symbol] = text() + "\n" + dispatch_caller(symbol, [str(v.type) for v in operands],
                                                          [str(t) for t in results])
         return build.create("func.call", results, operands, callee=ir.FlatSymbolRefAttr.get(f"{symbol}_call"))
 
