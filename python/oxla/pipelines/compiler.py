@@ -30,6 +30,7 @@ Hook = Union[str, Callable]
 # oxla's own passes that run before IREE's input phase, in order: they rewrite
 # valid StableHLO that IREE would reject (or miscompile) into forms it lowers.
 INPUT_LEGALIZATION_PASSES = (
+    "oxla-llvmcpu-scalar-loops",
     "oxla-clamp-gather-indices",
     "oxla-scatter-slice-updates",
     "oxla-canonicalize-scatter",
@@ -57,7 +58,7 @@ INPUT_LEGALIZATION = f"builtin.module({','.join(INPUT_LEGALIZATION_PASSES)})"
 # Passes of the input legalization that choose a faster form of what the passes after them would legalize,
 # on the targets they apply to: compile(optimize=False) leaves them out, and disable_passes may name them,
 # as for the codegen passes.
-LEGALIZATION_CHOICES = ("oxla-llvmcpu-lapack-kernels",)
+LEGALIZATION_CHOICES = ("oxla-llvmcpu-scalar-loops", "oxla-llvmcpu-lapack-kernels")
 # oxla's StableHLO optimizer (simplify, fold, canonicalize, cse, dce to a fixed
 # point), run before the legalization unless compile(optimize=False).
 OPTIMIZATION = "builtin.module(oxla-hlo-opt)"

@@ -50,6 +50,7 @@ BUILTIN_PASS_MODULES = (
     "oxla.transforms.fft",
     "oxla.transforms.lapack",
     "oxla.transforms.lapack_kernels",
+    "oxla.transforms.scalar_loops",
     "oxla.transforms.triangular_solve",
     "oxla.transforms.top_k",
     "oxla.transforms.sort",
