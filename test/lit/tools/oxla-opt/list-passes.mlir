@@ -66,6 +66,7 @@
 // CHECK-NEXT:   --oxla-llvmcpu-round-even-arithmetic{{ +}}- Rounds f32 and f64 half to even by adding and subtracting 2^p instead of IREE's work on the bits.
 // CHECK-NEXT:   --oxla-llvmcpu-row-major-gemvs{{ +}}- Computes x @ W^T for one row x and a run-time W [N, K] as W @ x, which IREE does not transpose W for.
 // CHECK-NEXT:   --oxla-llvmcpu-row-reduction-steps{{ +}}- Steps row reductions one row of four vectors at a time on CPUs under 16 lanes (AVX2).
+// CHECK-NEXT:   --oxla-llvmcpu-scalar-loops{{ +}}- Runs while loops that move single elements of small arrays (an LU's pivots to a permutation) as one CPU dispatch.
 // CHECK-NEXT:   --oxla-llvmcpu-sort-networks{{ +}}- Runs stablehlo.sorts as bitonic networks of element-wise rounds where they beat IREE's bubble sort.
 // CHECK-NEXT:       always=<bool> (default false) - rewrite every sort the network can take, whether or not the cost model favours it
 // CHECK-NEXT:   --oxla-llvmcpu-split-arg-reductions{{ +}}- Runs argmax and argmin reductions as the extremum, then the first position holding it.
