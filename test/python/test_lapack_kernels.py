@@ -1,4 +1,4 @@
-"""oxla-llvmcpu-lapack-kernels: f32 Cholesky, LU and triangular solves as one CPU dispatch each.
+"""oxla-llvmcpu-lapack-kernels: f32 Cholesky, LU, QR and triangular solves as one CPU dispatch each.
 
 Each kernel runs against numpy (LAPACK) on shapes that exercise its edges: sides that are not a whole
 number of vectors or of BLOCK, batches, the other triangle, info, pivots among equals and NaNs, and the
@@ -157,6 +157,38 @@ def test_getrf_pivots_on_the_first_of_equals_and_on_nan_only_where_all_are():
     assert ipiv.tolist()[0] == 1
 
 
+def _qr(shape) -> str:
+    """geqrf of `shape`, then orgqr of its first min(m, n) columns: (reflectors, tau, Q)."""
+    m, n = shape[-2:]
+    k, batch = min(m, n), "".join(f"{d}x" for d in shape[:-2])
+    a, tau, qt = f"tensor<{batch}{m}x{n}xf32>", f"tensor<{batch}{k}xf32>", f"tensor<{batch}{m}x{k}xf32>"
+    limits = ", ".join(f"0:{d}" for d in list(shape[:-1]) + [k])
+    config = "{mhlo.backend_config = {}}"
+    return (f"func.func @main(%a: {a}) -> ({a}, {tau}, {qt}) {{\n"
+            f"  %r:2 = stablehlo.custom_call @lapack_sgeqrf_ffi(%a) {config} : ({a}) -> ({a}, {tau})\n"
+            f"  %s = stablehlo.slice %r#0 [{limits}] : ({a}) -> {qt}\n"
+            f"  %q = stablehlo.custom_call @lapack_sorgqr_ffi(%s, %r#1) {config} : ({qt}, {tau}) -> {qt}\n"
+            f"  return %r#0, %r#1, %q : {a}, {tau}, {qt}\n}}\n")
+
+
+@pytest.mark.parametrize("chip", CHIPS)
+@pytest.mark.parametrize("shape", [(6, 4), (2, 37, 20), (20, 37), (64, 64)],
+                         ids=["tall", "batched-tall-tail", "wide", "whole-vectors"])
+def test_householder_qr_and_q_match_numpy_which_calls_lapack(shape, chip):
+    a = np.random.default_rng(12).standard_normal(shape).astype(np.float32)
+    a[..., 3:, 2] = 0  # nothing below the diagonal in column 2: no reflection there (tau 0)
+    src = _qr(shape)
+    assert _dispatched(src, cpu=chip)
+    reflectors, tau, q = _run(src, a, chip=chip)
+    k = min(shape[-2:])
+    for index in np.ndindex(*shape[:-2]):
+        raw, want_tau = np.linalg.qr(a[index].astype(np.float64), mode="raw")
+        np.testing.assert_allclose(reflectors[index], raw.T, rtol=1e-4, atol=1e-4)
+        np.testing.assert_allclose(tau[index], want_tau, rtol=1e-4, atol=1e-4)
+        np.testing.assert_allclose(q[index], np.linalg.qr(a[index].astype(np.float64))[0][:, :k], rtol=1e-4,
+                                   atol=1e-4)
+
+
 def _trsm(a_shape, b_shape, side, uplo, trans, diag) -> str:
     config = ", ".join(f"{k} = {ord(v)} : ui8" for k, v in
                        (("diag", diag), ("side", side), ("trans_x", trans), ("uplo", uplo)))
@@ -218,7 +250,7 @@ def test_jax_solve_and_cholesky_match_xla():
     b = rng.standard_normal((50, 3)).astype(np.float32)
     spd = _positive((50, 50), 11)
     for fn, args in ((jnp.linalg.solve, (a, b)), (jnp.linalg.cholesky, (spd,)), (jnp.linalg.inv, (a,)),
-                     (jnp.linalg.det, (a,))):
+                     (jnp.linalg.det, (a,)), (lambda m: jnp.linalg.qr(m)[0], (b,)), (lambda m: jnp.linalg.qr(m)[1], (a,))):
         imported = import_jax(fn, *args)
         got = runtime.load(compile(imported.module)).main(*args)
         want = np.asarray(jax.jit(fn)(*args))
