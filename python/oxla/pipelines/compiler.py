@@ -31,6 +31,7 @@ Hook = Union[str, Callable]
 # valid StableHLO that IREE would reject (or miscompile) into forms it lowers.
 INPUT_LEGALIZATION_PASSES = (
     "oxla-llvmcpu-scalar-loops",
+    "oxla-llvmcpu-lapack-kernels",
     "oxla-clamp-gather-indices",
     "oxla-scatter-slice-updates",
     "oxla-canonicalize-scatter",
@@ -44,7 +45,6 @@ INPUT_LEGALIZATION_PASSES = (
     "oxla-legalize-top-k",
     "oxla-legalize-stable-sorts",
     "oxla-legalize-sort-constants",
-    "oxla-llvmcpu-lapack-kernels",
     "oxla-legalize-lapack-calls",
     "oxla-legalize-cholesky",
     "oxla-legalize-triangular-solve",
@@ -55,9 +55,9 @@ INPUT_LEGALIZATION_PASSES = (
     "oxla-expand-math",
 )
 INPUT_LEGALIZATION = f"builtin.module({','.join(INPUT_LEGALIZATION_PASSES)})"
-# Passes of the input legalization that choose a faster form of what the passes after them would legalize,
-# on the targets they apply to: compile(optimize=False) leaves them out, and disable_passes may name them,
-# as for the codegen passes.
+# The input legalization's first passes, which choose a faster form of what the passes after them would
+# legalize, on the targets they apply to: compile(optimize=False) leaves them out, and disable_passes may
+# name them, as for the codegen passes.
 LEGALIZATION_CHOICES = ("oxla-llvmcpu-scalar-loops", "oxla-llvmcpu-lapack-kernels")
 # oxla's StableHLO optimizer (simplify, fold, canonicalize, cse, dce to a fixed
 # point), run before the legalization unless compile(optimize=False).
