@@ -12,26 +12,17 @@ from oxla import ir, runtime
 from oxla.pipelines import compile
 from oxla.transforms.lapack_kernels import BLOCK
 
+from lapack_calls import lapack_call
+
 KERNELS = "oxla-llvmcpu-lapack-kernels"
 # Chips whose vectors are 64, 32 and 16 bytes (16, 8 and 4 f32 lanes); each runs where the host has its features.
 CHIPS = ("host", "x86-64-v3", "generic")
 
 
-def _type(shape, element="f32") -> str:
-    return f"tensor<{''.join(f'{d}x' for d in shape)}{element}>"
-
-
 def _call(routine: str, operands: list[tuple], results: list[tuple], config: str = "") -> str:
-    """A module whose main makes one lapack_s<routine>_ffi call; operands and results as (shape, element)."""
-    args = ", ".join(f"%a{i}: {_type(*o)}" for i, o in enumerate(operands))
-    ins, outs = ", ".join(_type(*o) for o in operands), ", ".join(_type(*r) for r in results)
-    names = ", ".join(f"%a{i}" for i in range(len(operands)))
-    values = ", ".join(f"%r#{i}" for i in range(len(results))) if len(results) > 1 else "%r"
-    count = f":{len(results)}" if len(results) > 1 else ""
-    return (f"func.func @main({args}) -> ({outs}) {{\n"
-            f"  %r{count} = stablehlo.custom_call @lapack_s{routine}_ffi({names}) "
-            f"{{mhlo.backend_config = {{{config}}}}} : ({ins}) -> ({outs})\n"
-            f"  return {values} : {outs}\n}}\n")
+    """A module whose main makes one lapack_s<routine>_ffi call; operands and results as (shape[, element])."""
+    return lapack_call(routine, "s", [(o[0], o[1] if len(o) > 1 else "f32") for o in operands],
+                       [(r[0], r[1] if len(r) > 1 else "f32") for r in results], config)
 
 
 def _run(src: str, *args, chip: str = "host", **options):

@@ -10,28 +10,17 @@ import pytest
 from oxla import ir, runtime, transforms
 from oxla.pipelines import compile
 
+from lapack_calls import lapack_call
+
 PASS = "builtin.module(oxla-legalize-lapack-calls)"
 KERNELS = "oxla-llvmcpu-lapack-kernels"  # f32 potrf, getrf, geqrf, orgqr, trsm on CPUs (test_lapack_kernels.py)
 _MLIR = {np.float32: "f32", np.float64: "f64", np.complex64: "complex<f32>", np.complex128: "complex<f64>"}
 _LETTER = {np.float32: "s", np.float64: "d", np.complex64: "c", np.complex128: "z"}
 
 
-def _type(shape, element: str) -> str:
-    return f"tensor<{''.join(f'{d}x' for d in shape)}{element}>"
-
-
 def _call(routine: str, dtype, operands: list[tuple], results: list[tuple], config: str = "") -> str:
     """A module whose main makes one lapack_<t><routine>_ffi call; operands and results as (shape, element)."""
-    args = ", ".join(f"%a{i}: {_type(s, e)}" for i, (s, e) in enumerate(operands))
-    ins = ", ".join(_type(s, e) for s, e in operands)
-    outs = ", ".join(_type(s, e) for s, e in results)
-    names = ", ".join(f"%a{i}" for i in range(len(operands)))
-    values = ", ".join(f"%r#{i}" for i in range(len(results))) if len(results) > 1 else "%r"
-    count = f":{len(results)}" if len(results) > 1 else ""
-    return (f"func.func @main({args}) -> ({outs}) {{\n"
-            f"  %r{count} = stablehlo.custom_call @lapack_{_LETTER[dtype]}{routine}_ffi({names}) "
-            f"{{mhlo.backend_config = {{{config}}}}} : ({ins}) -> ({outs})\n"
-            f"  return {values} : {outs}\n}}\n")
+    return lapack_call(routine, _LETTER[dtype], operands, results, config)
 
 
 def _run(src: str, *args):

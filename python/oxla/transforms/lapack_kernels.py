@@ -624,42 +624,38 @@ class _Kernels:
         return build.pad(x, build.splat(0, build.tensor([], build.element(a))),
                          [(0, 0), (0, width - m if square else 0), (0, width - n)]), (batch, m, n)
 
+    def _in_place(self, kind: str, a, executable, others: list[tuple[list[int], object]], square: bool = False):
+        """Kernel `kind`'s results on the matrices a [..., m, n] padded to whole vectors (and rows, where
+        `square`): the matrices it leaves, a's shape, then its results of `others` ([dims], element), each
+        with a's batch dims in front."""
+        dims = build.shape(a)
+        x, (batch, m, n) = self._padded_matrices(a, square)
+        symbol = f"oxla_f32_{kind}_{batch}x{m}x{n}"
+        results = self._call(symbol, lambda: executable(symbol, batch, m, n, self.lanes), [x],
+                             [x.type, *(build.tensor([batch, *d], e) for d, e in others)])
+        matrices = build.reshape(build.slice_to(results[0], [batch, m, n]), dims)
+        return [matrices, *(build.reshape(r, dims[:-2] + d) for r, (d, _) in zip(results[1:], others))]
+
     def cholesky(self, a, lower: bool):
         """lapack._cholesky's (factor, info) through the Cholesky kernel."""
         dims = build.shape(a)
-        x, (batch, _, n) = self._padded_matrices(a, square=True)
-        symbol = f"oxla_f32_cholesky_{'lower' if lower else 'upper'}_{batch}x{n}x{n}"
-        info_type = build.tensor([batch], ir.IntegerType.get_signless(32))
-        factor, info = self._call(symbol, lambda: cholesky_executable(symbol, batch, n, self.lanes, lower), [x],
-                                  [x.type, info_type])
-        factor = build.reshape(build.slice_to(factor, [batch, n, n]), dims)
+        factor, info = self._in_place(
+            f"cholesky_{'lower' if lower else 'upper'}", a,
+            lambda symbol, batch, m, n, lanes: cholesky_executable(symbol, batch, n, lanes, lower),
+            [([], ir.IntegerType.get_signless(32))], square=True)
         zeros = build.splat(0, factor.type)
-        return (build.one("stablehlo.select", factor.type, lapack.triangle(dims, lower), factor, zeros),
-                build.reshape(info, dims[:-2]))
+        return build.one("stablehlo.select", factor.type, lapack.triangle(dims, lower), factor, zeros), info
 
     def getrf(self, op) -> list:
         """lapack.getrf's results through the LU kernel."""
-        a = op.operands[0]
-        dims = build.shape(a)
-        x, (batch, m, n) = self._padded_matrices(a)
-        symbol = f"oxla_f32_lu_{batch}x{m}x{n}"
-        i32 = ir.IntegerType.get_signless(32)
-        lu, pivots, info = self._call(symbol, lambda: lu_executable(symbol, batch, m, n, self.lanes), [x],
-                                      [x.type, build.tensor([batch, min(m, n)], i32), build.tensor([batch], i32)])
-        lu = build.reshape(build.slice_to(lu, [batch, m, n]), dims)
-        return lapack.getrf_results(lu, build.reshape(pivots, dims[:-2] + [min(m, n)]),
-                                    build.reshape(info, dims[:-2]))
+        a, i32 = op.operands[0], ir.IntegerType.get_signless(32)
+        lu, pivots, info = self._in_place("lu", a, lu_executable, [([min(build.shape(a)[-2:])], i32), ([], i32)])
+        return lapack.getrf_results(lu, pivots, info)
 
     def geqrf(self, op) -> list:
         """lapack.geqrf's results through the Householder QR kernel."""
         a = op.operands[0]
-        dims = build.shape(a)
-        x, (batch, m, n) = self._padded_matrices(a)
-        symbol = f"oxla_f32_qr_{batch}x{m}x{n}"
-        factors, taus = self._call(symbol, lambda: qr_executable(symbol, batch, m, n, self.lanes), [x],
-                                   [x.type, build.tensor([batch, min(m, n)], build.element(a))])
-        return [build.reshape(build.slice_to(factors, [batch, m, n]), dims),
-                build.reshape(taus, dims[:-2] + [min(m, n)])]
+        return self._in_place("qr", a, qr_executable, [([min(build.shape(a)[-2:])], build.element(a))])
 
     def orgqr(self, op) -> list:
         """lapack.orgqr's Q through the kernel forming it."""

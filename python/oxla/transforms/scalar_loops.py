@@ -31,6 +31,7 @@ from __future__ import annotations
 import struct
 
 from oxla import ir
+from oxla.dialects import stablehlo_build as build
 from oxla.transforms.lapack_kernels import FOOTER, cpu_lanes, dispatch_caller, executable_header
 from oxla.transforms.registry import Pass, register_pass
 
@@ -116,10 +117,11 @@ def _defined_in(value, blocks: list) -> bool:
 
 
 class _Buffer:
-    """An array of the loop: its memref, length and element type, and the version of it not yet updated."""
+    """An array of the loop: its memref, length and element type, whether the loop may write it (a carried
+    array's own buffer, not a binding of a value from outside), and the version of it not yet updated."""
 
-    def __init__(self, name: str, length: int, element: str):
-        self.name, self.length, self.element = name, length, element
+    def __init__(self, name: str, length: int, element: str, writable: bool = False):
+        self.name, self.length, self.element, self.writable = name, length, element, writable
         self.version = 0
 
     @property
@@ -203,7 +205,9 @@ class _Kernel:
             self.scalars[value] = self.scalar(source)
 
     def updated(self, result, buffer: _Buffer) -> None:
-        """`result` is the next version of `buffer`, written in place."""
+        """`result` is the next version of `buffer`, written in place (only a carried array's own buffer)."""
+        if not buffer.writable:
+            raise _Unsupported
         buffer.version += 1
         self.arrays[result] = (buffer, buffer.version)
 
@@ -435,7 +439,7 @@ def _loop_text(kernel: _Kernel, symbol: str) -> tuple[str, list, list[str]]:
             continue
         source = kernel.array(value)
         results.append((out, element, source.length))
-        buffer = _Buffer(f"%{out}", source.length, element)
+        buffer = _Buffer(f"%{out}", source.length, element, writable=True)
         copies += [f"scf.for %i = %c0 to %n{position} step %c1 {{",
                    f"%e = memref.load {source.name}[%i] : {source.memref}",
                    f"memref.store %e, %{out}[%i] : {buffer.memref}", "}"]
@@ -459,9 +463,12 @@ def _loop_text(kernel: _Kernel, symbol: str) -> tuple[str, list, list[str]]:
             names.append(argument)
         return names
 
+    versions = [buffer.version for key, (buffer, _) in kernel.arrays.items() if isinstance(key, tuple)]
     args = arguments(before)
     (test,) = kernel.block(before, args)
     condition, _ = kernel.scalar(test)
+    if versions != [buffer.version for key, (buffer, _) in kernel.arrays.items() if isinstance(key, tuple)]:
+        raise _Unsupported  # the condition updates an array, which the trip would not see
     cond_lines, kernel.lines = kernel.lines, []
     args = arguments(after)
     yielded = kernel.block(after, args)
@@ -502,8 +509,6 @@ def _replace(loop, kernel: _Kernel, symbol: str, module) -> None:
     text, inputs, result_types = _loop_text(kernel, symbol)
     operand_types = [f"tensor<{_elements(_tensor(v)[0])}x{_tensor(v)[1]}>" for v in inputs]
     ir.append_definitions(module, text + "\n" + dispatch_caller(symbol, operand_types, result_types))
-    from oxla.dialects import stablehlo_build as build
-
     with ir.InsertionPoint(loop), loop.location:
         flat = [build.reshape(v, [_elements(_tensor(v)[0])]) for v in inputs]
         results = build.create("func.call", [ir.Type.parse(t) for t in result_types], flat,
