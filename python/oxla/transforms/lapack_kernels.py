@@ -49,13 +49,12 @@ MAX_ROWS rows or columns (not measured; 2048 ran at 0.62x XLA's Cholesky).
 
 from __future__ import annotations
 
-import re
 from typing import NamedTuple
 
 from oxla import ir
 from oxla.dialects import stablehlo_build as build
 from oxla.transforms import lapack, triangular_solve
-from oxla.transforms.cpu_tiles import target_text
+from oxla.transforms.kernel_text import FOOTER, cpu_lanes, dispatch_caller, executable_header
 from oxla.transforms.registry import Pass, register_pass
 
 # The largest matrix side the kernels take. One thread, Zen 4, against the loops and XLA: Cholesky of
@@ -65,46 +64,11 @@ MAX_ROWS = 2048
 # Rows of U the Cholesky kernel makes, and columns the LU kernel factors, before the rows after them are
 # updated by all of them in one pass.
 BLOCK = 4
-_ELEMENTS = {"f32": 4}
-
-
-def cpu_lanes(module, element: str) -> int | None:
-    """Elements of `element` per native vector when every device target of the module is an llvm-cpu one
-    (the narrowest target's), else None."""
-    targets = target_text(module).split("#hal.executable.target<")[1:]
-    if not targets or element not in _ELEMENTS or not all(t.startswith('"llvm-cpu"') for t in targets):
-        return None
-    sizes = [re.search(r"native_vector_size = (\d+)", t) for t in targets]
-    return min(int(s.group(1)) if s else 16 for s in sizes) // _ELEMENTS[element]
 
 
 def _padded(n: int, lanes: int) -> int:
     """n rounded up to a whole number of vectors."""
     return -(-n // lanes) * lanes
-
-
-def executable_header(symbol: str, batch: int, bindings: list[tuple[str, str]]) -> list[str]:
-    """The executable's opening lines up to the function's body: a workgroup per matrix (%b), the
-    bindings as (name, memref type), and the constants %c0, %c1."""
-    arguments = ", ".join(f"%{name}_binding: !stream.binding" for name, _ in bindings)
-    return [
-        f"stream.executable private @{symbol} {{",
-        f"stream.executable.export public @{symbol} workgroups() -> (index, index, index) {{",
-        f"  %x = arith.constant {batch} : index",
-        "  %one = arith.constant 1 : index",
-        "  stream.return %x, %one, %one : index, index, index",
-        "}",
-        "builtin.module {",
-        f"func.func @{symbol}({arguments}) {{",
-        "  %c0 = arith.constant 0 : index",
-        "  %c1 = arith.constant 1 : index",
-        *(f"  %{name} = stream.binding.subspan %{name}_binding[%c0] : !stream.binding -> {memref}"
-          for name, memref in bindings),
-        "  %b = stream.dispatch.workgroup.id[0] : index",
-    ]
-
-
-FOOTER = ["  return", "}", "}", "}"]
 
 
 def _copy(rows: str, width: str, memref: str, vector: str) -> list[str]:
@@ -578,22 +542,6 @@ def triangular_solve_executable(symbol: str, batch: int, n: int, k: int, width: 
         "}",
         "}",
         *FOOTER,
-    ])
-
-
-def dispatch_caller(symbol: str, operands: list[str], results: list[str]) -> str:
-    """The private function @{symbol}_call dispatching the kernel `symbol`, as MLIR text."""
-    arguments = ", ".join(f"%a{i}: {t}" for i, t in enumerate(operands))
-    names = ", ".join(f"%a{i}" for i in range(len(operands)))
-    listed = ", ".join(results)
-    returned = listed if len(results) == 1 else f"({listed})"
-    values = "%r" if len(results) == 1 else ", ".join(f"%r#{i}" for i in range(len(results)))
-    count = "" if len(results) == 1 else f":{len(results)}"
-    return "\n".join([
-        f"func.func private @{symbol}_call({arguments}) -> {returned} {{",
-        f"  %r{count} = flow.dispatch @{symbol}::@{symbol}({names}) : ({', '.join(operands)}) -> {returned}",
-        f"  return {values} : {listed}",
-        "}",
     ])
 
 

@@ -32,7 +32,7 @@ import struct
 
 from oxla import ir
 from oxla.dialects import stablehlo_build as build
-from oxla.transforms.lapack_kernels import FOOTER, cpu_lanes, dispatch_caller, executable_header
+from oxla.transforms.kernel_text import FOOTER, cpu_lanes, dispatch_caller, executable_header
 from oxla.transforms.registry import Pass, register_pass
 
 # The most elements of an array a loop may carry or read.
@@ -133,10 +133,9 @@ class _Kernel:
     """The lines of one loop's dispatch, made by walking the loop: SSA names of the loop's values, its
     arrays, and the values it reads from outside (bindings in)."""
 
-    def __init__(self, module, loop):
+    def __init__(self, functions: dict, loop):
         self.loop = loop
-        self.functions = {ir.StringAttr(op.attributes["sym_name"]).value: op for op in ir.body_ops(module)
-                          if op.name == "func.func" and "sym_name" in op.attributes}
+        self.functions = functions  # the module's functions by name
         self.lines: list[str] = []
         self.prologue: list[str] = []  # constants and values read from outside, before the trips
         self.enclosing = _enclosing_blocks(loop)
@@ -528,13 +527,15 @@ class ScalarLoops(Pass):
     def run(self, module) -> None:
         if cpu_lanes(module, "f32") is None:
             return
-        taken = {ir.StringAttr(op.attributes["sym_name"]).value for op in ir.body_ops(module)
+        named = {ir.StringAttr(op.attributes["sym_name"]).value: op for op in ir.body_ops(module)
                  if "sym_name" in op.attributes}
+        functions = {name: op for name, op in named.items() if op.name == "func.func"}
+        taken = set(named)
         for loop in [op for op in ir.ops(module, post_order=True) if op.name == "stablehlo.while"]:
             symbol = next(f"oxla_scalar_loop_{i}" for i in range(len(taken) + 1)
                           if f"oxla_scalar_loop_{i}" not in taken)
             try:
-                _replace(loop, _Kernel(module, loop), symbol, module)
+                _replace(loop, _Kernel(functions, loop), symbol, module)
             except _Unsupported:
                 continue
             taken.add(symbol)
