@@ -10,6 +10,8 @@ import pytest
 from oxla import ir, runtime
 from oxla.pipelines import compile
 
+from loops import counted_loop
+
 PASS = "oxla-llvmcpu-scalar-loops"
 
 
@@ -180,25 +182,18 @@ def test_a_recurrence_with_values_from_outside_runs_as_one_dispatch():
 
 # The old version of the array is read after the new one is made: written in place, the read would see
 # the new value, so the loop must stay a host loop.
-READ_AFTER_UPDATE = """
-func.func @main(%x: tensor<10xi32>) -> tensor<10xi32> {
-  %zero = stablehlo.constant dense<0> : tensor<i32>
-  %one = stablehlo.constant dense<1> : tensor<i32>
-  %end = stablehlo.constant dense<9> : tensor<i32>
-  %r:2 = stablehlo.while(%i = %zero, %a = %x) : tensor<i32>, tensor<10xi32>
-  cond {
-    %more = stablehlo.compare LT, %i, %end, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
-    stablehlo.return %more : tensor<i1>
-  } do {
-    %next = stablehlo.add %i, %one : tensor<i32>
-    %v = stablehlo.dynamic_slice %a, %next, sizes = [1] : (tensor<10xi32>, tensor<i32>) -> tensor<1xi32>
-    %a2 = stablehlo.dynamic_update_slice %a, %v, %i : (tensor<10xi32>, tensor<1xi32>, tensor<i32>) -> tensor<10xi32>
-    %old = stablehlo.dynamic_slice %a, %i, sizes = [1] : (tensor<10xi32>, tensor<i32>) -> tensor<1xi32>
-    %a3 = stablehlo.dynamic_update_slice %a2, %old, %next : (tensor<10xi32>, tensor<1xi32>, tensor<i32>) -> tensor<10xi32>
-    stablehlo.return %next, %a3 : tensor<i32>, tensor<10xi32>
-  }
-  return %r#1 : tensor<10xi32>
-}
+_SWAP_STEP = """
+%unit = stablehlo.constant dense<1> : tensor<i32>
+%next = stablehlo.add %i, %unit : tensor<i32>
+%v = stablehlo.dynamic_slice %a, %next, sizes = [1] : (tensor<10xi32>, tensor<i32>) -> tensor<1xi32>
+%a2 = stablehlo.dynamic_update_slice %a, %v, %i : (tensor<10xi32>, tensor<1xi32>, tensor<i32>) -> tensor<10xi32>
+%old = stablehlo.dynamic_slice %a, %i, sizes = [1] : (tensor<10xi32>, tensor<i32>) -> tensor<1xi32>
+%a3 = stablehlo.dynamic_update_slice %a2, %old, %next : (tensor<10xi32>, tensor<1xi32>, tensor<i32>) -> tensor<10xi32>
+"""
+READ_AFTER_UPDATE = f"""
+func.func @main(%x: tensor<10xi32>) -> tensor<10xi32> {{
+{counted_loop(9, [("%a", "%x", "tensor<10xi32>")], _SWAP_STEP, ["%a3"])}  return %r#1 : tensor<10xi32>
+}}
 """
 
 
@@ -213,22 +208,11 @@ def test_a_read_of_an_array_after_its_update_keeps_the_loop():
 
 
 def test_loops_over_whole_arrays_are_left_alone():
-    src = """
-func.func @main(%x: tensor<16xf32>) -> tensor<16xf32> {
-  %zero = stablehlo.constant dense<0> : tensor<i32>
-  %one = stablehlo.constant dense<1> : tensor<i32>
-  %end = stablehlo.constant dense<5> : tensor<i32>
-  %r:2 = stablehlo.while(%i = %zero, %a = %x) : tensor<i32>, tensor<16xf32>
-  cond {
-    %more = stablehlo.compare LT, %i, %end, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
-    stablehlo.return %more : tensor<i1>
-  } do {
-    %a2 = stablehlo.add %a, %a : tensor<16xf32>
-    %next = stablehlo.add %i, %one : tensor<i32>
-    stablehlo.return %next, %a2 : tensor<i32>, tensor<16xf32>
-  }
-  return %r#1 : tensor<16xf32>
-}
+    step = "%a2 = stablehlo.add %a, %a : tensor<16xf32>"
+    src = f"""
+func.func @main(%x: tensor<16xf32>) -> tensor<16xf32> {{
+{counted_loop(5, [("%a", "%x", "tensor<16xf32>")], step, ["%a2"])}  return %r#1 : tensor<16xf32>
+}}
 """
     assert not _taken(src)
     (got,) = _run(src, np.ones(16, np.float32))
@@ -253,22 +237,13 @@ def test_jax_lu_permutation_and_solve():
 def test_an_update_of_an_array_from_outside_keeps_the_loop():
     # Each trip writes into the argument %x itself (not the carried copy): in place, that would change %x,
     # which the next trip reads again as it was.
-    src = """
-func.func @main(%x: tensor<6xi32>) -> tensor<6xi32> {
-  %zero = stablehlo.constant dense<0> : tensor<i32>
-  %one = stablehlo.constant dense<1> : tensor<i32>
-  %end = stablehlo.constant dense<6> : tensor<i32>
-  %r:2 = stablehlo.while(%i = %zero, %a = %x) : tensor<i32>, tensor<6xi32>
-  cond {
-    %more = stablehlo.compare LT, %i, %end, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
-    stablehlo.return %more : tensor<i1>
-  } do {
-    %v = stablehlo.reshape %i : (tensor<i32>) -> tensor<1xi32>
-    %a2 = stablehlo.dynamic_update_slice %x, %v, %i : (tensor<6xi32>, tensor<1xi32>, tensor<i32>) -> tensor<6xi32>
-    %next = stablehlo.add %i, %one : tensor<i32>
-    stablehlo.return %next, %a2 : tensor<i32>, tensor<6xi32>
-  }
-  return %r#1 : tensor<6xi32>
-}
+    step = """
+%v = stablehlo.reshape %i : (tensor<i32>) -> tensor<1xi32>
+%a2 = stablehlo.dynamic_update_slice %x, %v, %i : (tensor<6xi32>, tensor<1xi32>, tensor<i32>) -> tensor<6xi32>
+"""
+    src = f"""
+func.func @main(%x: tensor<6xi32>) -> tensor<6xi32> {{
+{counted_loop(6, [("%a", "%x", "tensor<6xi32>")], step, ["%a2"])}  return %r#1 : tensor<6xi32>
+}}
 """
     assert not _taken(src)
