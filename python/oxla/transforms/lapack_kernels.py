@@ -49,6 +49,7 @@ MAX_ROWS rows or columns (not measured; 2048 ran at 0.62x XLA's Cholesky).
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 from oxla import ir
@@ -564,9 +565,7 @@ class _Kernels:
         and (batch, m, n)."""
         dims = build.shape(a)
         m, n = dims[-2:]
-        batch = 1
-        for d in dims[:-2]:
-            batch *= d
+        batch = math.prod(dims[:-2])
         width = _padded(n, self.lanes)
         x = build.reshape(a, [batch, m, n])
         return build.pad(x, build.splat(0, build.tensor([], build.element(a))),
@@ -620,9 +619,7 @@ class _Kernels:
         `lanes` elements (a power of two)."""
         dims, (n, k) = build.shape(rhs), build.shape(rhs)[-2:]
         width = min(self.lanes, 1 << (k - 1).bit_length())
-        batch = 1
-        for d in dims[:-2]:
-            batch *= d
+        batch = math.prod(dims[:-2])
         a = build.reshape(a, [batch, n, n])
         x = build.reshape(rhs, [batch, n, k])
         zero = build.splat(0, build.tensor([], build.element(x)))

@@ -28,6 +28,7 @@ functional updates do.
 
 from __future__ import annotations
 
+import math
 import struct
 
 from oxla import ir
@@ -70,15 +71,14 @@ def _tensor(value) -> tuple[list[int], str]:
     return list(shaped.shape), str(shaped.element_type)
 
 
-def _elements(dims: list[int]) -> int:
-    count = 1
-    for d in dims:
-        count *= d
-    return count
-
-
 def _is_float(element: str) -> bool:
     return element.startswith("f")
+
+
+def _flat(value) -> tuple[int, str]:
+    """(element count, element type) of a value a loop reads from outside, bound as a 1-D buffer."""
+    dims, element = _tensor(value)
+    return math.prod(dims), element
 
 
 def _literal(attr, element: str) -> str:
@@ -157,7 +157,7 @@ class _Kernel:
             return self.scalars[value]
         dims, element = _tensor(value)
         owner = ir.producer(value)
-        if _elements(dims) != 1:
+        if math.prod(dims) != 1:
             raise _Unsupported
         if owner is not None and owner.name == "stablehlo.constant":
             name = self.fresh("k")
@@ -193,7 +193,7 @@ class _Kernel:
 
     def is_array(self, value) -> bool:
         dims, _ = _tensor(value)
-        return _elements(dims) != 1
+        return math.prod(dims) != 1
 
     def bind(self, value, source) -> None:
         """Lets `value` name what `source` names (a scalar, or an array version)."""
@@ -431,7 +431,7 @@ def _loop_text(kernel: _Kernel, symbol: str) -> tuple[str, list, list[str]]:
         if element not in _TYPES:
             raise _Unsupported
         out = f"out{position}"
-        if _elements(dims) == 1:
+        if math.prod(dims) == 1:
             name, _ = kernel.scalar(value)
             scalars.append((position, name, element))
             results.append((out, element, 1))
@@ -497,7 +497,7 @@ def _loop_text(kernel: _Kernel, symbol: str) -> tuple[str, list, list[str]]:
           for i, (position, _, element) in enumerate(scalars)),
     ]
     inputs = list(kernel.inputs)
-    bindings = [(kernel.inputs[v], f"memref<{_elements(_tensor(v)[0])}x{_tensor(v)[1]}>") for v in inputs]
+    bindings = [(kernel.inputs[v], "memref<{}x{}>".format(*_flat(v))) for v in inputs]
     bindings += [(out, f"memref<{length}x{element}>") for out, element, length in results]
     text = "\n".join([*executable_header(symbol, 1, bindings), *kernel.prologue, *copies, *trips, *FOOTER])
     return text, inputs, [f"tensor<{length}x{element}>" for _, element, length in results]
@@ -506,10 +506,10 @@ def _loop_text(kernel: _Kernel, symbol: str) -> tuple[str, list, list[str]]:
 def _replace(loop, kernel: _Kernel, symbol: str, module) -> None:
     """Replaces the loop by a call of its dispatch, its values reshaped to and from the bindings' shapes."""
     text, inputs, result_types = _loop_text(kernel, symbol)
-    operand_types = [f"tensor<{_elements(_tensor(v)[0])}x{_tensor(v)[1]}>" for v in inputs]
+    operand_types = ["tensor<{}x{}>".format(*_flat(v)) for v in inputs]
     ir.append_definitions(module, text + "\n" + dispatch_caller(symbol, operand_types, result_types))
     with ir.InsertionPoint(loop), loop.location:
-        flat = [build.reshape(v, [_elements(_tensor(v)[0])]) for v in inputs]
+        flat = [build.reshape(v, [_flat(v)[0]]) for v in inputs]
         results = build.create("func.call", [ir.Type.parse(t) for t in result_types], flat,
                                callee=ir.FlatSymbolRefAttr.get(f"{symbol}_call"))
         for old, new in zip(loop.results, results):
