@@ -2,6 +2,7 @@
 while_loop) update their carried tensors in place, with the results of the loops as written;
 oxla-host-scalar-dispatches: a fori_loop's counter and index arithmetic run on the host."""
 
+import gc
 import re
 
 import numpy as np
@@ -282,3 +283,33 @@ def test_two_stacks_from_one_constant_stay_apart_and_in_place():
     np.testing.assert_array_equal(a, x)
     np.testing.assert_array_equal(b, -x)
     assert _whole_copies(TWO_STACKS) == 0
+
+
+def test_a_branch_lookup_outside_the_guard_answers_none():
+    # oxla-host-loop-inits asks which branch of an scf.if holds a loop; for a loop outside that if, the walk
+    # up reached the module, whose (null) block it then read: the process crashed on StableHLO's
+    # random_gamma conformance programs.
+    from oxla.transforms.host_loops import _branch
+
+    module = ir.parse("""
+func.func @f(%c: i1) -> i32 {
+  %0 = scf.if %c -> i32 {
+    %a = arith.constant 1 : i32
+    scf.yield %a : i32
+  } else {
+    %b = arith.constant 2 : i32
+    scf.yield %b : i32
+  }
+  %d = arith.constant 3 : i32
+  %s = arith.addi %0, %d : i32
+  return %s : i32
+}
+""")
+    ops = ir.ops(module)
+    guard = next(op for op in ops if op.name == "scf.if")
+    constants = [op for op in ops if op.name == "arith.constant"]
+    assert [_branch(guard, op) for op in constants] == [0, 1, -1]
+    for _ in range(3000):  # as often as a pass over a large program asks: the null block's damage shows
+        _branch(guard, constants[2])
+    gc.collect()
+    assert sum(1 for op in ir.ops(module) for r in op.results for u in r.uses if ir.user(u).name) == 5

@@ -92,9 +92,12 @@ def _unplaced(value) -> bool:
 
 
 def _branch(guard, op) -> int:
-    """Which region of `guard` holds `op` (its own block's region, or one an ancestor's block is in)."""
+    """Which region of `guard` holds `op` (its own block's region, or one an ancestor's block is in); -1
+    when `guard` does not hold it."""
     while op.parent is not None and op.parent != guard:
         op = op.parent
+    if op.parent is None:  # the top: asking its block would read a null one (the process crashed)
+        return -1
     return next((i for i, region in enumerate(guard.regions) if any(b == op.block for b in region.blocks)), -1)
 
 
