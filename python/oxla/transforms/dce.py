@@ -102,7 +102,7 @@ def drop_unused_results(op):
     keep = plan(op)
     if keep is None or len(keep) == len(op.results) or not keep:
         return None
-    if _attributes(op) is None or any(_attributes(list(_body(op, r).operations)[-1]) is None
+    if attributes_of(op) is None or any(attributes_of(list(_body(op, r).operations)[-1]) is None
                                       for r in range(len(op.regions))):
         return None
     return _rebuild(op, keep)
@@ -112,7 +112,7 @@ def _used(value) -> bool:
     return any(True for _ in value.uses)
 
 
-def _live_slice(block, roots) -> tuple[set, set[int]]:
+def live_slice(block, roots) -> tuple[set, set[int]]:
     """The ops of `block` that `roots` (values) depend on, and the indices of the block arguments they read.
 
     An op with regions depends on every value its regions use from above.
@@ -184,7 +184,7 @@ def _plan_reduce(op) -> list[int] | None:
         return None
     returned = _returned(body)
     used = {i for i, r in enumerate(op.results) if _used(r)}
-    return _closure(used, lambda i: {a % n for a in _live_slice(body, [returned[i]])[1]})
+    return _closure(used, lambda i: {a % n for a in live_slice(body, [returned[i]])[1]})
 
 
 def _plan_sort(op) -> list[int] | None:
@@ -193,7 +193,7 @@ def _plan_sort(op) -> list[int] | None:
     comparator = _body(op)
     if len(list(op.operands)) != n or len(list(comparator.arguments)) != 2 * n:
         return None
-    read = {a // 2 for a in _live_slice(comparator, _returned(comparator))[1]}
+    read = {a // 2 for a in live_slice(comparator, _returned(comparator))[1]}
     return sorted(read | {i for i, r in enumerate(op.results) if _used(r)})
 
 
@@ -204,8 +204,8 @@ def _plan_while(op) -> list[int] | None:
     if len(list(op.operands)) != n or len(list(cond.arguments)) != n or len(list(body.arguments)) != n:
         return None
     returned = _returned(body)
-    used = {i for i, r in enumerate(op.results) if _used(r)} | _live_slice(cond, _returned(cond))[1]
-    return _closure(used, lambda i: _live_slice(body, [returned[i]])[1])
+    used = {i for i, r in enumerate(op.results) if _used(r)} | live_slice(cond, _returned(cond))[1]
+    return _closure(used, lambda i: live_slice(body, [returned[i]])[1])
 
 
 def _plan_branches(op) -> list[int] | None:
@@ -255,7 +255,7 @@ def _readable_attributes(op, skip=()) -> dict:
     return found
 
 
-def _attributes(op) -> dict | None:
+def attributes_of(op) -> dict | None:
     """All the op's attributes by name, or None when one cannot be read."""
     found = _readable_attributes(op)
     return found if len(found) == len(op.attributes) else None
@@ -267,7 +267,7 @@ def _rebuild(op, keep: list[int]):
     operands = list(op.operands)
     new = ir.Operation.create(
         op.name, results=[op.results[i].type for i in keep], operands=[operands[i] for i in operand_keep],
-        attributes=_attributes(op), regions=len(op.regions), loc=op.location, ip=ir.InsertionPoint(op))
+        attributes=attributes_of(op), regions=len(op.regions), loc=op.location, ip=ir.InsertionPoint(op))
     for r in range(len(op.regions)):
         _move_body(op.regions[r].blocks[0], new.regions[r], arg_keep[r], return_keep[r])
     for k, i in enumerate(keep):
@@ -286,11 +286,11 @@ def _move_body(old_block, region, arg_keep: list[int], return_keep: list[int]) -
                                      arg_locs=[old_args[i].location for i in arg_keep])
     returned = _returned(old_block)
     roots = [returned[i] for i in return_keep]
-    live, _ = _live_slice(old_block, roots)
+    live, _ = live_slice(old_block, roots)
     children = [c.operation for c in old_block.operations]
     terminator = children[-1]
     new_terminator = ir.Operation.create(
-        terminator.name, operands=roots, attributes=_attributes(terminator),
+        terminator.name, operands=roots, attributes=attributes_of(terminator),
         loc=terminator.location, ip=ir.InsertionPoint(new_block))
     # After the new terminator exists, so that a block argument it returns as is moves over too.
     for k, i in enumerate(arg_keep):
