@@ -236,9 +236,10 @@ def test_jax_lu_permutation_and_solve():
 
 def test_an_update_of_an_array_from_outside_keeps_the_loop():
     # Each trip writes into the argument %x itself (not the carried copy): in place, that would change %x,
-    # which the next trip reads again as it was.
+    # which the next trip reads again as it was. (The trip reads %a too, so that the loop still carries it.)
     step = """
-%v = stablehlo.reshape %i : (tensor<i32>) -> tensor<1xi32>
+%zero = stablehlo.constant dense<0> : tensor<i32>
+%v = stablehlo.dynamic_slice %a, %zero, sizes = [1] : (tensor<6xi32>, tensor<i32>) -> tensor<1xi32>
 %a2 = stablehlo.dynamic_update_slice %x, %v, %i : (tensor<6xi32>, tensor<1xi32>, tensor<i32>) -> tensor<6xi32>
 """
     src = f"""
@@ -247,3 +248,5 @@ func.func @main(%x: tensor<6xi32>) -> tensor<6xi32> {{
 }}
 """
     assert not _taken(src)
+    x = np.arange(6, dtype=np.int32) + 10
+    np.testing.assert_array_equal(_run(src, x)[0], [10, 11, 12, 13, 14, 10])

@@ -32,6 +32,10 @@ Hook = Union[str, Callable]
 INPUT_LEGALIZATION_PASSES = (
     "oxla-llvmcpu-scalar-loops",
     "oxla-llvmcpu-lapack-kernels",
+    # Before the legalizations that build loops of their own: those compile and run as built, on every
+    # target, while the Jacobi loops of eigh and svd, their condition's previous norm read in the body, gave
+    # NaN for complex matrices on llvm-cpu (see unread_carried.py).
+    "oxla-unread-carried-values",
     "oxla-clamp-gather-indices",
     "oxla-scatter-slice-updates",
     "oxla-canonicalize-scatter",

@@ -9,7 +9,8 @@ other calls) does; a value is the same on every trip when it is a constant,
 comes from outside the loops, is carried and handed back unchanged, or is
 computed from such values only. Both answers err towards "no": a value
 computed inside an outer loop counts as changing even for an inner one.
-`trip_count` reads how many trips a counted loop runs.
+`counter` and `trip_count` read how a counted loop counts and how many
+trips it runs.
 """
 
 from __future__ import annotations
@@ -95,17 +96,18 @@ def terminator(block):
     return operations[len(operations) - 1]
 
 
-def trip_count(loop) -> int | None:
-    """The trips of a while that counts one carried scalar by one from a constant while it is below a
-    constant (the condition one compare LT of that scalar); None for other loops."""
+def counter(loop) -> tuple[int, int, int] | None:
+    """(the carried position of the counter, its start, the trips) of a while that counts one carried scalar
+    by one from a constant while it is below a constant (the condition one compare LT of that scalar); None
+    for other loops."""
     cond, body = loop.regions[0].blocks[0], loop.regions[1].blocks[0]
     ops = list(cond.operations)
     if len(ops) != 2 or ops[0].name != "stablehlo.compare" or "LT" not in str(ops[0].attributes["comparison_direction"]):
         return None
-    counter, limit = ops[0].operands
-    if not isinstance(counter, ir.BlockArgument) or counter.owner != cond or ops[1].operands[0] != ops[0].results[0]:
+    count, limit = ops[0].operands
+    if not isinstance(count, ir.BlockArgument) or count.owner != cond or ops[1].operands[0] != ops[0].results[0]:
         return None
-    index, end = counter.arg_number, scalar_constant(limit)
+    index, end = count.arg_number, scalar_constant(limit)
     start = scalar_constant(loop.operands[index])
     step = ir.producer(terminator(body).operands[index])
     if end is None or start is None or step is None or step.name != "stablehlo.add":
@@ -114,7 +116,13 @@ def trip_count(loop) -> int | None:
     argument = body.arguments[index]
     if not ((a == argument and scalar_constant(b) == 1) or (b == argument and scalar_constant(a) == 1)):
         return None
-    return max(end - start, 0)
+    return index, start, max(end - start, 0)
+
+
+def trip_count(loop) -> int | None:
+    """The trips of a counted loop (see counter); None for other loops."""
+    counted = counter(loop)
+    return None if counted is None else counted[2]
 
 
 class LoopAnalysis:

@@ -51,6 +51,7 @@ BUILTIN_PASS_MODULES = (
     "oxla.transforms.lapack",
     "oxla.transforms.lapack_kernels",
     "oxla.transforms.scalar_loops",
+    "oxla.transforms.unread_carried",
     "oxla.transforms.triangular_solve",
     "oxla.transforms.top_k",
     "oxla.transforms.sort",

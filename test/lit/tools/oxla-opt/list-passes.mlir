@@ -102,6 +102,7 @@
 // CHECK-NEXT:   --oxla-split-complex-pads{{ +}}- Pads complex tensors as their real and imaginary parts (IREE rejects or crashes on complex fills).
 // CHECK-NEXT:   --oxla-split-complex-selects{{ +}}- Selects complex values by their real and imaginary parts (IREE's SPIR-V code has no complex select).
 // CHECK-NEXT:   --oxla-strip-locations{{ +}}- Replaces the locations of all ops and block arguments with unknown locations.
+// CHECK-NEXT:   --oxla-unread-carried-values{{ +}}- Lets the body of each while loop read every value it carries (IREE crashes on loops whose body does not).
 // CHECK-NEXT:   --oxla-unroll-loops{{ +}}- Copies the body of counted loops several times into each trip, so the host runs fewer trips.
 // CHECK-NEXT:       factor=<int> (default 4) - trips of the original loop per trip
 // CHECK-NEXT:       max-body-ops=<int> (default 192) - leave loops whose bodies (with the functions they call) hold more ops alone
