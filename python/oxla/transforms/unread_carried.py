@@ -30,9 +30,11 @@ This pass gives IREE loops whose body reads every carried value:
   value carried in), c the condition recomputed on the trip's inputs,
   true on every trip but not to IREE's eyes. Where the condition has side
   effects the two pass through a stablehlo.optimization_barrier instead
-  (IREE's Vulkan runtime failed with a barrier on the Jacobi loops'
-  previous norm, a constant at the start: "queue_dealloca buffer was not
-  returned by queue_alloca").
+  (barriers were tried first for every such value: IREE's Vulkan runtime
+  failed on the Jacobi loops' previous norm, a constant at the start,
+  "queue_dealloca buffer was not returned by queue_alloca", and the
+  random_gamma conformance program failed now and then on local-task,
+  "transient buffer has not been committed").
 
 oxla.compile runs this pass before the legalizations that build loops of
 their own, which compile and run as built: read in the body, the previous
