@@ -159,6 +159,21 @@ def ops(module_or_op, *, post_order: bool = False) -> list[_ir.Operation]:
     return found
 
 
+def clone_remapped(op, mapping: dict, ip=None) -> _ir.Operation:
+    """A copy of `op` (at `ip`, else the current insertion point) whose operands, nested ops' included,
+    are replaced by their values in `mapping` where it holds them."""
+    copy = op.clone(ip=ip)
+
+    def remap(child):
+        for i, operand in enumerate(child.operands):
+            replacement = mapping.get(operand)
+            if replacement is not None:
+                child.operands[i] = replacement
+
+    walk(copy, remap)
+    return copy
+
+
 def producer(value) -> _ir.Operation | None:
     """The Operation that defines `value`, or None for a block argument."""
     return value.owner.operation if isinstance(value, _ir.OpResult) else None

@@ -103,7 +103,7 @@ def drop_unused_results(op):
     if keep is None or len(keep) == len(op.results) or not keep:
         return None
     if attributes_of(op) is None or any(attributes_of(list(_body(op, r).operations)[-1]) is None
-                                      for r in range(len(op.regions))):
+                                       for r in range(len(op.regions))):
         return None
     return _rebuild(op, keep)
 

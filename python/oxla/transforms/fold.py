@@ -234,15 +234,7 @@ def _interpret(op, externals) -> list[np.ndarray]:
             for v in externals:
                 copy = v.owner.operation.clone()
                 mapping[v] = copy.results[0]
-            clone = op.clone()
-
-            def remap(child):
-                for i, operand in enumerate(child.operands):
-                    replacement = mapping.get(operand)
-                    if replacement is not None:
-                        child.operands[i] = replacement
-
-            ir.walk(clone, remap)
+            clone = ir.clone_remapped(op, mapping)
             func.ReturnOp(list(clone.results))
         results = interpreter.Interpreter(scratch, step_limit=STEP_LIMIT).call("fold")
     return [np.asarray(r) for r in results]

@@ -78,10 +78,7 @@ def _unroll(loop, factor: int) -> None:
     for _ in range(factor - 1):
         mapping = dict(zip(body.arguments, results))
         for op in original:
-            copy = op.clone(ip=ir.InsertionPoint(last))
-            for i, operand in enumerate(copy.operands):
-                if operand in mapping:
-                    copy.operands[i] = mapping[operand]
+            copy = ir.clone_remapped(op, mapping, ip=ir.InsertionPoint(last))
             mapping.update(zip(op.results, copy.results))
         results = [mapping.get(v, v) for v in returned]
     for i, value in enumerate(results):

@@ -147,20 +147,11 @@ def _without(loop, unread: list[int]):
     return new, keep
 
 
-def _remap(op, mapping: dict) -> None:
-    """Points the operands of `op` that `mapping` holds at their replacements."""
-    for i, operand in enumerate(op.operands):
-        if operand in mapping:
-            op.operands[i] = mapping[operand]
-
-
 def _copied(ops: list, mapping: dict) -> None:
     """Copies `ops` at the insertion point, their operands (nested ones too) remapped through `mapping`,
     which learns each copy's results."""
     for op in ops:
-        copy = op.clone()
-        ir.walk(copy, lambda child: _remap(child, mapping))
-        mapping.update(zip(op.results, copy.results))
+        mapping.update(zip(op.results, ir.clone_remapped(op, mapping).results))
 
 
 def _rewrite(loop, unread: list[int], made_by: list, starts: dict) -> None:
