@@ -1,9 +1,9 @@
 """oxla-unread-carried-values: while loops whose body does not read a value they carry.
 
 Such loops crashed IREE's stream conversion (SIGSEGV in `oxla.compile`) unless IREE made them scf.for
-loops: a value tested by the condition only, or read by nothing once oxla-unroll-loops had unrolled a
-fori_loop, or in a loop counting by two. Each program here is compiled through the default pipeline and
-its result checked against a numpy model of the loop.
+loops: a value tested by the condition only, or one read by nothing once oxla-unroll-loops had unrolled
+a fori_loop. Each program here is compiled through the default pipeline and its result checked against a
+numpy model of the loop.
 """
 
 import re
