@@ -78,32 +78,30 @@ def _unread(loop) -> list[int]:
     return [k for k in range(len(loop.results)) if not list(body.arguments[k].uses)]
 
 
-def _last_starts(loop) -> dict:
+def _last_starts(loop, counted) -> dict:
     """The carried values whose start on the loop's last trip is known before the loop: those each trip hands
     back unchanged (their start) and a counted loop's counter (its start plus trips less one, an int)."""
     body = loop.regions[1].blocks[0]
     returned = list(terminator(body).operands)
     known = {a: loop.operands[a] for a, argument in enumerate(body.arguments) if returned[a] == argument}
-    counted = counter(loop)
     if counted is not None and counted[2] > 0:
         index, start, trips = counted
         known[index] = start + trips - 1
     return known
 
 
-def _plan(loop, functions: dict):
+def _plan(loop, body_unread: list[int], counted, functions: dict):
     """(the values the loop may stop carrying, the body ops that make the used ones, the starts those ops
     read, the values the body must read)."""
     cond = loop.regions[0].blocks[0]
     body = loop.regions[1].blocks[0]
     returned = list(terminator(body).operands)
-    tested = [k for k in _unread(loop) if list(cond.arguments[k].uses)]
-    unread = [k for k in _unread(loop) if k not in tested]
-    counted = counter(loop)
+    tested = [k for k in body_unread if list(cond.arguments[k].uses)]
+    unread = [k for k in body_unread if k not in tested]
     if counted is not None and counted[2] == 0:
         return unread, [], {}, tested  # no trip runs: each value is its start
     ops = _block_ops(body)
-    starts = _last_starts(loop)
+    starts = _last_starts(loop, counted)
     condition_pure = counted is not None or all(_pure(op, functions) for op in _block_ops(cond)[:-1])
     dropped, kept, live, read = [], list(tested), set(), set()
     for k in unread:
@@ -154,10 +152,9 @@ def _copied(ops: list, mapping: dict) -> None:
         mapping.update(zip(op.results, ir.clone_remapped(op, mapping).results))
 
 
-def _rewrite(loop, unread: list[int], made_by: list, starts: dict) -> None:
+def _rewrite(loop, unread: list[int], made_by: list, starts: dict, counted) -> None:
     """Rebuilds `loop` without the `unread` values and computes the used ones after it, from the starts of
-    its last trip, where a trip ran (else they keep their start)."""
-    counted = counter(loop)
+    its last trip, where a trip ran (else they keep their start). `counted`: the loop's counter()."""
     old_body = loop.regions[1].blocks[0]
     positions = {argument: a for a, argument in enumerate(old_body.arguments)}
     made = {k: positions.get(value, value) for k, value in enumerate(terminator(old_body).operands)
@@ -224,9 +221,11 @@ class ReadCarriedValues(Pass):
         functions = {ir.StringAttr(op.attributes["sym_name"]).value: op
                      for op in ir.body_ops(module) if op.name == "func.func"}
         for loop in [op for op in ir.ops(module, post_order=True) if op.name == "stablehlo.while"]:
-            if not _unread(loop):
+            body_unread = _unread(loop)
+            if not body_unread:
                 continue
-            dropped, made_by, starts, kept = _plan(loop, functions)
+            counted = counter(loop)
+            dropped, made_by, starts, kept = _plan(loop, body_unread, counted, functions)
             _read_in_body(loop, kept, functions)
             if dropped:
-                _rewrite(loop, dropped, made_by, starts)
+                _rewrite(loop, dropped, made_by, starts, counted)
