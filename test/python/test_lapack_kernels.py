@@ -218,6 +218,103 @@ def test_the_stablehlo_triangular_solve_op():
     np.testing.assert_allclose(np.triu(a) @ x, b, rtol=1e-4, atol=1e-4)
 
 
+def _syevd(shape, uplo: str = "L", mode: str = "V") -> str:
+    return _call("syevd", [(shape,)], [(shape,), (shape[:-1],), (shape[:-2], "i32")],
+                 f"mode = {ord(mode)} : ui8, uplo = {ord(uplo)} : ui8")
+
+
+def _symmetric(shape, seed):
+    a = np.random.default_rng(seed).standard_normal(shape)
+    return (a + np.swapaxes(a, -1, -2)).astype(np.float32)
+
+
+def _assert_eigen(a, values, vectors, info, tolerance=4e-6):
+    """values ascending and those of numpy (LAPACK in f64), vectors orthonormal with a v = lambda v, each
+    within tolerance times the matrix's 2-norm (LAPACK's own bound is a small multiple of eps ||a||)."""
+    a64 = a.astype(np.float64)
+    norm = max(np.linalg.norm(a64, 2, axis=(-2, -1)).max(), np.finfo(np.float32).tiny)
+    np.testing.assert_allclose(values, np.linalg.eigvalsh(a64), rtol=0, atol=tolerance * norm)
+    assert (np.diff(values, axis=-1) >= 0).all()
+    if vectors is not None:
+        v = vectors.astype(np.float64)
+        n = a.shape[-1]
+        np.testing.assert_allclose(a64 @ v, v * values[..., None, :], rtol=0, atol=tolerance * norm)
+        np.testing.assert_allclose(np.swapaxes(v, -1, -2) @ v, np.broadcast_to(np.eye(n), a.shape), rtol=0,
+                                   atol=tolerance)
+    assert not np.any(info)
+
+
+@pytest.mark.parametrize("chip", CHIPS)
+@pytest.mark.parametrize("shape, uplo", [((1, 1), "L"), ((2, 2), "U"), ((3, 5, 5), "L"), ((37, 37), "U"),
+                                         ((64, 64), "L"), ((2, 100, 100), "U")],
+                         ids=["one", "two-upper", "batched-tiny", "upper-tail", "whole-vectors", "batched-upper-100"])
+def test_syevd_values_and_vectors_match_lapack(shape, uplo, chip):
+    a = _symmetric(shape, 30)
+    n = shape[-1]
+    other = np.triu(np.ones((n, n), bool), 1) if uplo == "L" else np.tril(np.ones((n, n), bool), -1)
+    src = _syevd(shape, uplo)
+    assert _dispatched(src, cpu=chip)
+    vectors, values, info = _run(src, np.where(other, np.float32(np.nan), a), chip=chip)  # the other triangle is never read
+    _assert_eigen(a, values, vectors, info)
+
+
+def test_syevd_without_vectors_runs_the_values_kernel():
+    """mode N, and jnp.linalg.eigvalsh's mode V with the vectors dropped, only find the eigenvalues."""
+    a = _symmetric((4, 20, 20), 31)
+    values_only = _syevd(a.shape, mode="N")
+    dropped = _syevd(a.shape).replace("return %r#0, %r#1, %r#2", "return %a0, %r#1, %r#2")
+    for src in (values_only, dropped):
+        text = ir.to_text(compile(src, compile_to="input"))
+        assert "@oxla_f32_symmetric_eigen_4x20" in text and "_vectors" not in text
+        _, values, info = _run(src, a)
+        _assert_eigen(a, values, None, info)
+
+
+@pytest.mark.parametrize("name", ["diagonal", "zero", "identity", "ones", "split", "tridiagonal", "wilkinson",
+                                  "huge", "tiny"])
+def test_syevd_of_structured_and_scaled_matrices(name):
+    """No reflector to make (tau 0), repeated and clustered eigenvalues, a matrix already split into blocks, and
+    entries whose squares overflow or underflow f32 (the reflectors' norms are summed in f64)."""
+    n = 12
+    wilkinson = np.diag(np.abs(np.arange(n) - (n - 1) / 2)) + np.eye(n, k=1) + np.eye(n, k=-1)
+    split = np.zeros((n, n))
+    split[:5, :5], split[5:, 5:] = _symmetric((5, 5), 32), _symmetric((7, 7), 33)
+    a = {"diagonal": np.diag(np.arange(n, 0, -1.0)), "zero": np.zeros((n, n)), "identity": np.eye(n),
+         "ones": np.ones((n, n)), "split": split, "tridiagonal": np.diag(np.arange(n) / 3.0) + np.eye(n, k=1) +
+         np.eye(n, k=-1), "wilkinson": wilkinson, "huge": _symmetric((n, n), 34) * np.float32(3e37),
+         "tiny": _symmetric((n, n), 35) * np.float32(1e-30)}[name].astype(np.float32)
+    vectors, values, info = _run(_syevd(a.shape), a)
+    _assert_eigen(a, values, vectors, info)
+
+
+def test_syevd_counts_what_does_not_converge_and_finishes():
+    a = _symmetric((2, 6, 6), 36)
+    a[1, 2, 3] = a[1, 3, 2] = np.nan
+    vectors, values, info = _run(_syevd(a.shape), a)
+    assert info[0] == 0 and info[1] > 0
+    _assert_eigen(a[:1], values[:1], vectors[:1], info[:1])
+
+
+def test_jax_eigh_and_eigvalsh_match_xla():
+    jax = pytest.importorskip("jax")
+    from oxla.importers.jax import import_jax
+
+    a = _symmetric((70, 70), 37)
+
+    def run(fn):
+        module = import_jax(fn, a).module
+        assert "symmetric_eigen" in ir.to_text(compile(module, compile_to="input"))
+        return runtime.load(compile(module)).main(a)
+
+    values, vectors = (np.asarray(r) for r in run(jax.numpy.linalg.eigh))
+    want_values, want_vectors = (np.asarray(r) for r in jax.jit(jax.numpy.linalg.eigh)(a))
+    scale = np.abs(want_values).max()
+    np.testing.assert_allclose(values, want_values, rtol=0, atol=1e-5 * scale)
+    np.testing.assert_allclose(np.asarray(run(jax.numpy.linalg.eigvalsh)), want_values, rtol=0, atol=1e-5 * scale)
+    signs = np.sign(np.sum(vectors * want_vectors, axis=0, keepdims=True))  # each vector is unique up to sign
+    np.testing.assert_allclose(vectors * signs, want_vectors, rtol=0, atol=1e-4)
+
+
 def test_other_types_targets_and_the_switches_keep_the_loops():
     f64 = _call("potrf", [((8, 8), "f64")], [((8, 8), "f64"), ((), "i32")], f"uplo = {ord('L')} : ui8")
     assert not _dispatched(f64)

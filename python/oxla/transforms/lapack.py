@@ -907,11 +907,13 @@ def _sorted(values, rows: list, direction: str):
                                       rank - 1) for x in rows]
 
 
-def syevd(op, config: dict) -> list:
+def syevd(op, config: dict, eigen=None) -> list:
     """(eigenvectors as columns, eigenvalues ascending, info) of the symmetric (heevd: Hermitian) matrix given
-    by its uplo triangle, by Jacobi rotations in f64 (not LAPACK's divide and conquer: the same values, the
-    vectors up to sign, or a unit phase for complex ones); info 1 where the sweeps ran out before the matrix
-    was near diagonal. As heevd does, the imaginary parts of the diagonal are taken as zero."""
+    by its uplo triangle. `eigen(matrix, vectors)` gives (eigenvalues, the eigenvectors' conjugates as rows
+    or None, info) of the whole matrix in any order; by default Jacobi rotations in f64 (not LAPACK's divide
+    and conquer: the same values, the vectors up to sign, or a unit phase for complex ones), info 1 where
+    the sweeps ran out before the matrix was near diagonal. As heevd does, the imaginary parts of the
+    diagonal are taken as zero."""
     a = op.operands[0]
     dims = build.shape(a)
     lower = config.get("uplo", _LOWER) == _LOWER
@@ -920,13 +922,19 @@ def syevd(op, config: dict) -> list:
         hermitian = _where(_on_diagonal(dims), _as_element(_real_part(hermitian), a), hermitian)
     # Vectors only where asked for and read: jnp.linalg.eigvalsh asks and drops them.
     vectors = config.get("mode", ord("V")) == ord("V") and bool(list(op.results[0].uses))
-    # f32 rotations left n eps |a| of error (64 x 64: 1e-4, LAPACK's 8e-6); in f64 it is 2e-6.
-    values, rows, converged = _jacobi_eigen(_in_f64(hermitian), _eps(a), vectors)
+    values, rows, info = (eigen or _jacobi_eigen_in_f64)(hermitian, vectors)
     values = build.convert(values, build.element(op.results[1]))
     if not vectors:
-        return [a, _sorted(values, [], "LT")[0], _failures(converged)]
+        return [a, _sorted(values, [], "LT")[0], info]
     values, (rows,) = _sorted(values, [build.convert(rows, build.element(a))], "LT")
-    return [_adjoint(rows), values, _failures(converged)]
+    return [_adjoint(rows), values, info]
+
+
+def _jacobi_eigen_in_f64(a, vectors: bool):
+    """syevd's eigen: _jacobi_eigen of a in f64 (complex<f64>) to a's precision, and LAPACK's info."""
+    # f32 rotations left n eps |a| of error (64 x 64: 1e-4, LAPACK's 8e-6); in f64 it is 2e-6.
+    values, rows, converged = _jacobi_eigen(_in_f64(a), _eps(a), vectors)
+    return values, rows, _failures(converged)
 
 
 def _failures(converged):
