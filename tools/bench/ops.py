@@ -339,6 +339,13 @@ def _linalg(name: str, **options):
     return call
 
 
+def _eigh_magnitudes(a):
+    """jnp.linalg.eigh's eigenvalues and its eigenvectors' magnitudes (each vector is unique only up to sign)."""
+    import jax.numpy as jnp
+    values, vectors = jnp.linalg.eigh(a)
+    return values, jnp.abs(vectors)
+
+
 def _solve_lower(a, b):
     """jax.scipy.linalg.solve_triangular of a lower triangular system (LAPACK's trsm on CPU)."""
     import jax.scipy.linalg
@@ -493,6 +500,8 @@ OPS = {
     "qr": ("jnp.linalg.qr of f32[256,128]", lambda: _linalg("qr"), lambda: [_normal(115, 256, 128)], 1e-4),
     "eigvalsh": ("jnp.linalg.eigvalsh of f32[128,128], symmetric", lambda: _linalg("eigvalsh"),
                  lambda: [_symmetric(116, 128, 128)], 1e-4),
+    "eigh": ("jnp.linalg.eigh of f32[128,128], symmetric (the eigenvectors' magnitudes)", lambda: _eigh_magnitudes,
+             lambda: [_symmetric(116, 128, 128)], 1e-4),
     "eigvalsh_batched": ("jnp.linalg.eigvalsh of 4096 symmetric f32[3,3]", lambda: _linalg("eigvalsh"),
                          lambda: [_symmetric(117, 4096, 3, 3)], 1e-4),
     "eigvalsh_complex": ("jnp.linalg.eigvalsh of c64[64,64], Hermitian", lambda: _linalg("eigvalsh"),
