@@ -177,12 +177,13 @@ def _first_failure(name: str, failed: str, j: str, was: str) -> list[str]:
 
 
 def _constants(lanes: int, **named) -> list[str]:
-    """Lines defining the constants every kernel uses (%lanes, %c2.., %zero, %unit, %i0, %iota) and `named`
-    index constants."""
+    """Lines defining the constants every kernel uses (%lanes, %c2.., %zero, %zero64, %unit, %i0, %iota) and
+    `named` index constants."""
     return [*(f"%c{k} = arith.constant {k} : index" for k in range(2, BLOCK + 1)),
             f"%lanes = arith.constant {lanes} : index",
             *(f"%{name} = arith.constant {value} : index" for name, value in named.items()),
             "%zero = arith.constant 0.0 : f32",
+            "%zero64 = arith.constant 0.0 : f64",
             "%unit = arith.constant 1.0 : f32",
             "%i0 = arith.constant 0 : i32",
             f"%iota = vector.step : vector<{lanes}xindex>"]
@@ -414,6 +415,78 @@ def _reflection(p: str, top: str, v: str, tau: str, start: str, layout: _Layout,
     ]
 
 
+def _larfg(p: str, alpha: str, tail: str) -> list[str]:
+    """Lines of LAPACK's larfg on `alpha` (an f32) and `tail`, the sum of the squares below it (an f64):
+    %{p}tau (0 where tail is 0: no reflection), %{p}shift (what v's entries below alpha are divided by) and
+    %{p}made (the entry H leaves in alpha's place: beta = -sign(alpha) * norm, or alpha where tau is 0).
+    The norm is taken in f64, so no square of an f32 entry overflows or underflows."""
+    return [
+        f"%{p}alpha64 = arith.extf {alpha} : f32 to f64",
+        f"%{p}norm2 = math.fma %{p}alpha64, %{p}alpha64, {tail} : f64",
+        f"%{p}norm64 = math.sqrt %{p}norm2 : f64",
+        f"%{p}norm = arith.truncf %{p}norm64 : f64 to f32",
+        f"%{p}minus = arith.negf %{p}norm : f32",
+        f"%{p}up = arith.cmpf oge, {alpha}, %zero : f32",
+        f"%{p}beta = arith.select %{p}up, %{p}minus, %{p}norm : f32",
+        f"%{p}none = arith.cmpf oeq, {tail}, %zero64 : f64",
+        f"%{p}safe = arith.select %{p}none, %unit, %{p}beta : f32",
+        f"%{p}gap = arith.subf %{p}safe, {alpha} : f32",
+        f"%{p}tau0 = arith.divf %{p}gap, %{p}safe : f32",
+        f"%{p}tau = arith.select %{p}none, %zero, %{p}tau0 : f32",
+        f"%{p}shift0 = arith.subf {alpha}, %{p}safe : f32",
+        f"%{p}shift = arith.select %{p}none, %unit, %{p}shift0 : f32",
+        f"%{p}made = arith.select %{p}none, {alpha}, %{p}beta : f32",
+    ]
+
+
+def _squares(p: str, first: str, end: str, entry: str) -> list[str]:
+    """Lines defining %{p}tail, the f64 sum of the squares of `entry`.format(q=...) (an f32 load) for q from
+    `first` to `end`."""
+    return [
+        f"%{p}tail = scf.for %{p}q = {first} to {end} step %c1 iter_args(%{p}sum = %zero64) -> (f64) {{",
+        f"%{p}x = {entry.format(q=f'%{p}q')}",
+        f"%{p}x64 = arith.extf %{p}x : f32 to f64",
+        f"%{p}more = math.fma %{p}x64, %{p}x64, %{p}sum : f64",
+        f"scf.yield %{p}more : f64",
+        "}",
+    ]
+
+
+def _column_reflector(p: str, memref: str) -> list[str]:
+    """Lines making larfg's reflector (see _larfg, prefixed `p`) of column %j of matrix %b of %out from its
+    diagonal down, with v below the diagonal in place of the column (%j1: j + 1; rows up to %m)."""
+    return [
+        f"%{p}a = memref.load %out[%b, %j, %j] : {memref}",
+        *_squares(p, "%j1", "%m", f"memref.load %out[%b, {{q}}, %j] : {memref}"),
+        *_larfg(p, f"%{p}a", f"%{p}tail"),
+        "scf.for %i = %j1 to %m step %c1 {",
+        f"%x = memref.load %out[%b, %i, %j] : {memref}",
+        f"%v = arith.divf %x, %{p}shift : f32",
+        f"memref.store %v, %out[%b, %i, %j] : {memref}",
+        "}",
+    ]
+
+
+def _row_reflector(p: str, memref: str) -> list[str]:
+    """Lines making larfg's reflector (see _larfg, prefixed `p`) of row %j of matrix %b of %out right of the
+    diagonal, with row j becoming v: zeros up to column j, 1 at j + 1, the rest divided (%j1, %j2: j + 1,
+    j + 2; columns up to %n)."""
+    return [
+        f"%{p}a = memref.load %out[%b, %j, %j1] : {memref}",
+        *_squares(p, "%j2", "%n", f"memref.load %out[%b, %j, {{q}}] : {memref}"),
+        *_larfg(p, f"%{p}a", f"%{p}tail"),
+        "scf.for %c = %c0 to %j1 step %c1 {",
+        f"memref.store %zero, %out[%b, %j, %c] : {memref}",
+        "}",
+        f"memref.store %unit, %out[%b, %j, %j1] : {memref}",
+        "scf.for %c = %j2 to %n step %c1 {",
+        f"%x = memref.load %out[%b, %j, %c] : {memref}",
+        f"%v = arith.divf %x, %{p}shift : f32",
+        f"memref.store %v, %out[%b, %j, %c] : {memref}",
+        "}",
+    ]
+
+
 def qr_executable(symbol: str, batch: int, m: int, n: int, lanes: int) -> str:
     """The Householder QR kernel (geqrf, as geqr2 orders the work) for `batch` f32 matrices [m, n] zero padded
     to [m, w]: R above the diagonal and the reflectors below it in place of the matrix, and tau [batch,
@@ -428,36 +501,11 @@ def qr_executable(symbol: str, batch: int, m: int, n: int, lanes: int) -> str:
         f"%w = memref.alloca() alignment = 64 : memref<{width}xf32>",
         *_copy("%m", "%width", memref, layout.vector),
         "scf.for %j = %c0 to %count step %c1 {",
-        f"%alpha = memref.load %out[%b, %j, %j] : {memref}",
         "%j1 = arith.addi %j, %c1 : index",
-        "%tail = scf.for %i = %j1 to %m step %c1 iter_args(%sum = %zero) -> (f32) {",
-        f"%x = memref.load %out[%b, %i, %j] : {memref}",
-        "%sq = arith.mulf %x, %x : f32",
-        "%more = arith.addf %sum, %sq : f32",
-        "scf.yield %more : f32",
-        "}",
-        "%a2 = arith.mulf %alpha, %alpha : f32",
-        "%norm2 = arith.addf %a2, %tail : f32",
-        "%norm = math.sqrt %norm2 : f32",
-        "%minus = arith.negf %norm : f32",
-        "%up = arith.cmpf oge, %alpha, %zero : f32",
-        "%beta = arith.select %up, %minus, %norm : f32",
-        "%none = arith.cmpf oeq, %tail, %zero : f32",
-        "%safe = arith.select %none, %unit, %beta : f32",
-        "%gap = arith.subf %safe, %alpha : f32",
-        "%tau0 = arith.divf %gap, %safe : f32",
-        "%tau = arith.select %none, %zero, %tau0 : f32",
-        "%shift0 = arith.subf %alpha, %safe : f32",
-        "%shift = arith.select %none, %unit, %shift0 : f32",
-        "scf.for %i = %j1 to %m step %c1 {",
-        f"%x = memref.load %out[%b, %i, %j] : {memref}",
-        "%v = arith.divf %x, %shift : f32",
-        f"memref.store %v, %out[%b, %i, %j] : {memref}",
-        "}",
+        *_column_reflector("", memref),
         f"memref.store %tau, %taus[%b, %j] : memref<{batch}x{count}xf32>",
         *_reflection("r", "%j", f"memref.load %out[%b, {{i}}, %j] : {memref}", "%tau", "%j1", layout,
                      f"memref<{width}xf32>"),
-        "%made = arith.select %none, %alpha, %beta : f32",
         f"memref.store %made, %out[%b, %j, %j] : {memref}",
         "}",
         *FOOTER,
@@ -495,53 +543,6 @@ def householder_q_executable(symbol: str, batch: int, m: int, n: int, k: int, la
         "}",
         *FOOTER,
     ])
-
-
-def _larfg_row(memref: str, diag: str) -> list[str]:
-    """Lines making row %j of matrix %b of %out into LAPACK's larfg reflector v of its entries right of the
-    diagonal (zeros up to column j, 1 at j + 1, the rest divided by alpha - beta) and defining %tau (0 where
-    nothing is below alpha); the diagonal entry goes to %d, beta (alpha where tau is 0) to %e, both f64
-    memrefs of type `diag`. The norm is summed in f64, so no square of an f32 entry overflows."""
-    return [
-        "%j1 = arith.addi %j, %c1 : index",
-        "%j2 = arith.addi %j, %c2 : index",
-        f"%dj = memref.load %out[%b, %j, %j] : {memref}",
-        "%dj64 = arith.extf %dj : f32 to f64",
-        f"memref.store %dj64, %d[%b, %j] : {diag}",
-        f"%alpha = memref.load %out[%b, %j, %j1] : {memref}",
-        "%tail = scf.for %c = %j2 to %n step %c1 iter_args(%sum = %zero64) -> (f64) {",
-        f"%x = memref.load %out[%b, %j, %c] : {memref}",
-        "%x64 = arith.extf %x : f32 to f64",
-        "%more = math.fma %x64, %x64, %sum : f64",
-        "scf.yield %more : f64",
-        "}",
-        "%alpha64 = arith.extf %alpha : f32 to f64",
-        "%norm2 = math.fma %alpha64, %alpha64, %tail : f64",
-        "%norm64 = math.sqrt %norm2 : f64",
-        "%norm = arith.truncf %norm64 : f64 to f32",
-        "%minus = arith.negf %norm : f32",
-        "%up = arith.cmpf oge, %alpha, %zero : f32",
-        "%beta = arith.select %up, %minus, %norm : f32",
-        "%none = arith.cmpf oeq, %tail, %zero64 : f64",
-        "%safe = arith.select %none, %unit, %beta : f32",
-        "%gap = arith.subf %safe, %alpha : f32",
-        "%tau0 = arith.divf %gap, %safe : f32",
-        "%tau = arith.select %none, %zero, %tau0 : f32",
-        "%shift0 = arith.subf %alpha, %safe : f32",
-        "%shift = arith.select %none, %unit, %shift0 : f32",
-        "%ej = arith.select %none, %alpha, %beta : f32",
-        "%ej64 = arith.extf %ej : f32 to f64",
-        f"memref.store %ej64, %e[%b, %j] : {diag}",
-        "scf.for %c = %c0 to %j1 step %c1 {",
-        f"memref.store %zero, %out[%b, %j, %c] : {memref}",
-        "}",
-        f"memref.store %unit, %out[%b, %j, %j1] : {memref}",
-        "scf.for %c = %j2 to %n step %c1 {",
-        f"%x = memref.load %out[%b, %j, %c] : {memref}",
-        "%v = arith.divf %x, %shift : f32",
-        f"memref.store %v, %out[%b, %j, %c] : {memref}",
-        "}",
-    ]
 
 
 # Rows a pass of the eigen kernel takes together: their sums with a reflector run side by side, so that their
@@ -629,7 +630,14 @@ def _tridiagonal(layout: _Layout, diag: str, scratch: str, taus: str | None) -> 
     memref, vector, row = layout.memref, layout.vector, scratch
     return [
         "scf.for %j = %c0 to %last step %c1 {",
-        *_larfg_row(memref, diag),
+        "%j1 = arith.addi %j, %c1 : index",
+        "%j2 = arith.addi %j, %c2 : index",
+        f"%dj = memref.load %out[%b, %j, %j] : {memref}",
+        "%dj64 = arith.extf %dj : f32 to f64",
+        f"memref.store %dj64, %d[%b, %j] : {diag}",
+        *_row_reflector("", memref),
+        "%made64 = arith.extf %made : f32 to f64",
+        f"memref.store %made64, %e[%b, %j] : {diag}",
         *([f"memref.store %tau, %taus[%j] : {taus}"] if taus else []),
         "%reflect = arith.cmpf une, %tau, %zero : f32",
         "scf.if %reflect {",
@@ -716,8 +724,8 @@ def _rotate_rows(layout: _Layout) -> list[str]:
 
 def _ql_step(diag: str, layout: _Layout | None) -> list[str]:
     """Lines of one implicit QL step with Wilkinson's shift on the block from %l to %mm of the tridiagonal
-    matrix in %d and %e (f64 memrefs of type `diag`), as EISPACK's tql1/tql2 order it: Givens rotations chase the bulge from mm
-    up to l. A rotation of zero length (an exact split) ends the step early, as tql2 does. Where `layout`,
+    matrix in %d and %e (f64 memrefs of type `diag`), as EISPACK's tql1/tql2 order it: Givens rotations
+    chase the bulge from mm up to l. A rotation of zero length (an exact split) ends the step early, as tql2 does. Where `layout`,
     each rotation also turns the rows of %vecs (the eigenvectors as rows)."""
     f64 = "f64, f64, f64, f64, i1"
     return [
@@ -893,7 +901,6 @@ def symmetric_eigen_executable(symbol: str, batch: int, n: int, lanes: int, vect
         *_constants(lanes, n=n, last=n - 1, width=width, steps_allowed=QL_STEPS),
         f"%zeros = arith.constant dense<0.0> : {vector}",
         "%minus_half = arith.constant -0.5 : f32",
-        "%zero64 = arith.constant 0.0 : f64",
         "%unit64 = arith.constant 1.0 : f64",
         "%two64 = arith.constant 2.0 : f64",
         f"%floor = arith.constant {FLOOR:e} : f64",
