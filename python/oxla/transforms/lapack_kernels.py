@@ -725,8 +725,8 @@ def _rotate_rows(layout: _Layout) -> list[str]:
 def _ql_step(diag: str, layout: _Layout | None) -> list[str]:
     """Lines of one implicit QL step with Wilkinson's shift on the block from %l to %mm of the tridiagonal
     matrix in %d and %e (f64 memrefs of type `diag`), as EISPACK's tql1/tql2 order it: Givens rotations
-    chase the bulge from mm up to l. A rotation of zero length (an exact split) ends the step early, as tql2 does. Where `layout`,
-    each rotation also turns the rows of %vecs (the eigenvectors as rows)."""
+    chase the bulge from mm up to l. A rotation of zero length (an exact split) ends the step early, as
+    tql2 does. Where `layout`, each rotation also turns the rows of %vecs (the eigenvectors as rows)."""
     f64 = "f64, f64, f64, f64, i1"
     return [
         "%l1 = arith.addi %l, %c1 : index",
