@@ -1,4 +1,5 @@
-"""oxla-llvmcpu-lapack-kernels: f32 Cholesky, LU, QR and triangular solves as one CPU dispatch each.
+"""oxla-llvmcpu-lapack-kernels: f32 Cholesky, LU, QR, triangular solves, symmetric eigenproblems and singular
+values as one CPU dispatch each.
 
 Each kernel runs against numpy (LAPACK) on shapes that exercise its edges: sides that are not a whole
 number of vectors or of BLOCK, batches, the other triangle, info, pivots among equals and NaNs, and the
@@ -314,6 +315,74 @@ def test_jax_eigh_and_eigvalsh_match_xla():
     np.testing.assert_allclose(np.asarray(run(jax.numpy.linalg.eigvalsh)), want_values, rtol=0, atol=1e-5 * scale)
     signs = np.sign(np.sum(vectors * want_vectors, axis=0, keepdims=True))  # each vector is unique up to sign
     np.testing.assert_allclose(vectors * signs, want_vectors, rtol=0, atol=1e-4)
+
+
+def _gesdd(shape, mode: str = "N") -> str:
+    m, n = shape[-2:]
+    k, batch = min(m, n), tuple(shape[:-2])
+    u, vt = ((m, m), (n, n)) if mode in "AN" else ((m, k), (k, n))
+    return _call("gesdd", [(shape,)], [(shape,), (batch + (k,),), (batch + u,), (batch + vt,), (batch, "i32")],
+                 f"mode = {ord(mode)} : ui8")
+
+
+def _assert_singular_values(a, values, info, tolerance=4e-6):
+    """values descending and numpy's (LAPACK's in f64) within tolerance times the largest."""
+    want = np.linalg.svd(a.astype(np.float64), compute_uv=False)
+    np.testing.assert_allclose(values, want, rtol=0, atol=tolerance * max(want.max(), np.finfo(np.float32).tiny))
+    assert (np.diff(values, axis=-1) <= 0).all()
+    assert not np.any(info)
+
+
+@pytest.mark.parametrize("chip", CHIPS)
+@pytest.mark.parametrize("shape", [(1, 1), (5, 3), (3, 5), (2, 37, 20), (20, 37), (64, 64), (2, 100, 100)],
+                         ids=["one", "tall", "wide", "batched-tall-tail", "wide-tail", "whole-vectors", "batched-100"])
+def test_gesdd_singular_values_match_lapack(shape, chip):
+    a = np.random.default_rng(40).standard_normal(shape).astype(np.float32)
+    src = _gesdd(shape)
+    assert _dispatched(src, cpu=chip)
+    operand, values, u, vt, info = _run(src, a, chip=chip)
+    np.testing.assert_array_equal(operand, a)
+    assert not u.any() and not vt.any()
+    _assert_singular_values(a, values, info)
+
+
+@pytest.mark.parametrize("name", ["rank-two", "zero", "zero-column", "orthogonal", "huge", "tiny"])
+def test_gesdd_of_rank_deficient_and_scaled_matrices(name):
+    """Zero singular values (B^T B's eigenvalues a rounding below zero), no reflector to make, all values
+    equal, and entries whose squares overflow or underflow f32."""
+    rng = np.random.default_rng(41)
+    a = {"rank-two": rng.standard_normal((30, 2)) @ rng.standard_normal((2, 20)), "zero": np.zeros((30, 20)),
+         "zero-column": np.where(np.arange(20) == 3, 0.0, rng.standard_normal((30, 20))),
+         "orthogonal": np.linalg.qr(rng.standard_normal((30, 20)))[0],
+         "huge": rng.standard_normal((30, 20)) * 1e37, "tiny": rng.standard_normal((30, 20)) * 1e-30}[name]
+    a = a.astype(np.float32)
+    _, values, _, _, info = _run(_gesdd(a.shape), a)
+    _assert_singular_values(a, values, info)
+
+
+def test_gesdd_with_vectors_keeps_the_jacobi_loops_and_nan_counts_in_info():
+    assert not _dispatched(_gesdd((6, 4), "S"))
+    a = np.random.default_rng(42).standard_normal((2, 6, 4)).astype(np.float32)
+    a[1, 2, 3] = np.nan
+    _, values, _, _, info = _run(_gesdd(a.shape), a)
+    assert info[0] == 0 and info[1] > 0
+    _assert_singular_values(a[0], values[0], info[0])
+
+
+def test_jax_singular_values_norm_and_rank_match_xla():
+    jax = pytest.importorskip("jax")
+    jnp = jax.numpy
+    from oxla.importers.jax import import_jax
+
+    rng = np.random.default_rng(43)
+    a = rng.standard_normal((40, 25)).astype(np.float32)
+    deficient = (rng.standard_normal((40, 3)) @ rng.standard_normal((3, 25))).astype(np.float32)
+    for fn, x in ((lambda m: jnp.linalg.svd(m, compute_uv=False), a), (lambda m: jnp.linalg.norm(m, 2), a.T),
+                  (jnp.linalg.matrix_rank, deficient)):
+        module = import_jax(fn, x).module
+        assert "oxla_f32_singular_values" in ir.to_text(compile(module, compile_to="input"))
+        got, want = np.asarray(runtime.load(compile(module)).main(x)), np.asarray(jax.jit(fn)(x))
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5 * np.abs(want).max())
 
 
 def test_other_types_targets_and_the_switches_keep_the_loops():

@@ -984,10 +984,9 @@ def gesdd(op, config: dict) -> list:
     norms = build.one("stablehlo.sqrt", build.tensor(dims[:-2] + [count], _real_type(x)),
                       build.reduce(_squared(x), build.splat(0, build.tensor([], _real_type(x))), [rank - 1],
                                    "stablehlo.add"))
-    if mode == ord("N"):
-        values = build.strided_slice(_sorted(norms, [], "GT")[0], [0] * (rank - 1), batch + [k], [1] * (rank - 1))
-        return [a, build.convert(values, build.element(op.results[1])), build.splat(0, op.results[2].type),
-                build.splat(0, op.results[3].type), _failures(converged)]
+    if mode == ord("N"):  # the padding's zero row is the last
+        values = build.strided_slice(norms, [0] * (rank - 1), batch + [k], [1] * (rank - 1))
+        return singular_values_only(op, values, _failures(converged))
     norms, (x, w) = _sorted(norms, [x, w], "GT")  # the zero row, of norm 0, stays last among equals
     values = build.strided_slice(norms, [0] * (rank - 1), batch + [k], [1] * (rank - 1))
     x = build.strided_slice(x, [0] * rank, batch + [k, max(m, n)], [1] * rank)
@@ -1008,6 +1007,14 @@ def gesdd(op, config: dict) -> list:
     u = build.convert(build.strided_slice(u, [0] * rank, batch + [m, m if whole else k], [1] * rank), kind)
     vt = build.convert(build.strided_slice(_adjoint(v), [0] * rank, batch + [n if whole else k, n], [1] * rank), kind)
     return [a, singular, u, vt, _failures(converged)]
+
+
+def singular_values_only(op, values, info) -> list:
+    """gesdd's results in mode 'N': the operand, `values` ([..., min(m, n)], in any order) descending in the
+    result's type, U and V^H zeros, and `info`."""
+    descending = _sorted(values, [], "GT")[0]
+    return [op.operands[0], build.convert(descending, build.element(op.results[1])),
+            build.splat(0, op.results[2].type), build.splat(0, op.results[3].type), info]
 
 
 def trsm(op, config: dict) -> list:
