@@ -317,6 +317,36 @@ def test_jax_eigh_and_eigvalsh_match_xla():
     np.testing.assert_allclose(vectors * signs, want_vectors, rtol=0, atol=1e-4)
 
 
+def _heevd(shape, mode: str) -> str:
+    return lapack_call("heevd", "c", [(shape, "complex<f32>")],
+                       [(shape, "complex<f32>"), (shape[:-1], "f32"), (shape[:-2], "i32")],
+                       f"mode = {ord(mode)} : ui8, uplo = {ord('L')} : ui8")
+
+
+@pytest.mark.parametrize("name", ["random", "batched-tail", "identity", "repeated", "real"])
+def test_heevd_values_run_the_real_kernel_on_the_embedding(name):
+    """A Hermitian matrix's eigenvalues are those of the real [[re, -im], [im, re]], each twice; repeated
+    ones (four times there) must still come out once each."""
+    rng = np.random.default_rng(44)
+    shape = {"batched-tail": (3, 21, 21)}.get(name, (12, 12))
+    a = rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+    hermitian = {"identity": np.eye(12), "repeated": np.diag([2.0, -1.0, 2.0, 5.0] * 3) * (1 + 0j),
+                 "real": a.real + np.swapaxes(a.real, -1, -2)}.get(name, a + np.conj(np.swapaxes(a, -1, -2)))
+    hermitian = hermitian.astype(np.complex64)
+    src = _heevd(hermitian.shape, "N")
+    assert "@oxla_f32_symmetric_eigen_" in ir.to_text(compile(src, compile_to="input"))
+    _, values, info = _run(src, hermitian)
+    scale = max(np.linalg.norm(hermitian.astype(np.complex128), 2, axis=(-2, -1)).max(), 1.0)
+    np.testing.assert_allclose(values, np.linalg.eigvalsh(hermitian.astype(np.complex128)), rtol=0,
+                               atol=4e-6 * scale)
+    assert not np.any(info)
+
+
+def test_heevd_with_vectors_keeps_the_jacobi_loops():
+    """The embedding's eigenvectors give h's only where eigenvalues do not repeat, so vectors keep Jacobi's."""
+    assert not _dispatched(_heevd((6, 6), "V"))
+
+
 def _gesdd(shape, mode: str = "N") -> str:
     m, n = shape[-2:]
     k, batch = min(m, n), tuple(shape[:-2])

@@ -888,7 +888,7 @@ def _eps(x) -> float:
     return float(np.finfo({16: np.float16, 32: np.float32, 64: np.float64}[ir.FloatType(kind).width]).eps)
 
 
-def _sorted(values, rows: list, direction: str):
+def sorted_last(values, rows: list, direction: str):
     """values sorted along the last dim (direction "LT": ascending, "GT": descending; equal ones keep
     their order), and each of `rows` ([..., n, m], a row per value) in that order."""
     dims = build.shape(values)
@@ -920,14 +920,19 @@ def syevd(op, config: dict, eigen=None) -> list:
     hermitian = _where(triangle(dims, lower), a, _adjoint(a))
     if isinstance(build.element(a), ir.ComplexType):
         hermitian = _where(_on_diagonal(dims), _as_element(_real_part(hermitian), a), hermitian)
-    # Vectors only where asked for and read: jnp.linalg.eigvalsh asks and drops them.
-    vectors = config.get("mode", ord("V")) == ord("V") and bool(list(op.results[0].uses))
+    vectors = wants_vectors(op, config)
     values, rows, info = (eigen or _jacobi_eigen_in_f64)(hermitian, vectors)
     values = build.convert(values, build.element(op.results[1]))
     if not vectors:
-        return [a, _sorted(values, [], "LT")[0], info]
-    values, (rows,) = _sorted(values, [build.convert(rows, build.element(a))], "LT")
+        return [a, sorted_last(values, [], "LT")[0], info]
+    values, (rows,) = sorted_last(values, [build.convert(rows, build.element(a))], "LT")
     return [_adjoint(rows), values, info]
+
+
+def wants_vectors(op, config: dict) -> bool:
+    """Whether a syevd or heevd call's eigenvectors are asked for and read: jnp.linalg.eigvalsh asks for them
+    and drops them."""
+    return config.get("mode", ord("V")) == ord("V") and bool(list(op.results[0].uses))
 
 
 def _jacobi_eigen_in_f64(a, vectors: bool):
@@ -987,7 +992,7 @@ def gesdd(op, config: dict) -> list:
     if mode == ord("N"):  # the padding's zero row is the last
         values = build.strided_slice(norms, [0] * (rank - 1), batch + [k], [1] * (rank - 1))
         return singular_values_only(op, values, _failures(converged))
-    norms, (x, w) = _sorted(norms, [x, w], "GT")  # the zero row, of norm 0, stays last among equals
+    norms, (x, w) = sorted_last(norms, [x, w], "GT")  # the zero row, of norm 0, stays last among equals
     values = build.strided_slice(norms, [0] * (rank - 1), batch + [k], [1] * (rank - 1))
     x = build.strided_slice(x, [0] * rank, batch + [k, max(m, n)], [1] * rank)
     w = build.strided_slice(w, [0] * rank, batch + [k, k], [1] * rank)
@@ -1012,7 +1017,7 @@ def gesdd(op, config: dict) -> list:
 def singular_values_only(op, values, info) -> list:
     """gesdd's results in mode 'N': the operand, `values` ([..., min(m, n)], in any order) descending in the
     result's type, U and V^H zeros, and `info`."""
-    descending = _sorted(values, [], "GT")[0]
+    descending = sorted_last(values, [], "GT")[0]
     return [op.operands[0], build.convert(descending, build.element(op.results[1])),
             build.splat(0, op.results[2].type), build.splat(0, op.results[3].type), info]
 
