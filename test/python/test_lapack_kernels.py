@@ -390,8 +390,7 @@ def test_gesdd_of_rank_deficient_and_scaled_matrices(name):
     _assert_singular_values(a, values, info)
 
 
-def test_gesdd_with_vectors_keeps_the_jacobi_loops_and_nan_counts_in_info():
-    assert not _dispatched(_gesdd((6, 4), "S"))
+def test_gesdd_values_count_nans_in_info():
     a = np.random.default_rng(42).standard_normal((2, 6, 4)).astype(np.float32)
     a[1, 2, 3] = np.nan
     _, values, _, _, info = _run(_gesdd(a.shape), a)
@@ -399,7 +398,43 @@ def test_gesdd_with_vectors_keeps_the_jacobi_loops_and_nan_counts_in_info():
     _assert_singular_values(a[0], values[0], info[0])
 
 
-def test_jax_singular_values_norm_and_rank_match_xla():
+def _assert_svd(a, values, u, vt, info, tolerance=4e-6):
+    """_assert_singular_values, and u and vt orthonormal, rebuilding a to tolerance times its largest value."""
+    _assert_singular_values(a, values, info, tolerance)
+    k = values.shape[-1]
+    rebuilt = (u[..., :, :k] * values[..., None, :]) @ vt[..., :k, :]
+    np.testing.assert_allclose(rebuilt, a, rtol=0, atol=tolerance * max(np.abs(values).max(), 1e-30))
+    for q in (np.swapaxes(u, -1, -2) @ u, vt @ np.swapaxes(vt, -1, -2)):
+        np.testing.assert_allclose(q, np.broadcast_to(np.eye(q.shape[-1]), q.shape), rtol=0, atol=tolerance)
+
+
+@pytest.mark.parametrize("chip", CHIPS)
+@pytest.mark.parametrize("shape, mode", [((1, 1), "A"), ((5, 3), "S"), ((3, 5), "A"), ((2, 37, 20), "S"),
+                                         ((20, 37), "S"), ((64, 64), "A")],
+                         ids=["one", "tall-thin", "wide-full", "batched-tall-tail", "wide-tail", "square-full"])
+def test_gesdd_vectors_by_one_sided_jacobi_in_one_dispatch(shape, mode, chip):
+    a = np.random.default_rng(45).standard_normal(shape).astype(np.float32)
+    src = _gesdd(shape, mode)
+    assert "@oxla_f64_one_sided_jacobi_" in ir.to_text(compile(src, compile_to="input", cpu=chip))
+    _, values, u, vt, info = _run(src, a, chip=chip)
+    _assert_svd(a, values, u, vt, info)
+
+
+@pytest.mark.parametrize("name", ["rank-two", "zero", "orthogonal", "nan"])
+def test_gesdd_vectors_of_rank_deficient_matrices_and_nan(name):
+    """Zero singular values leave rows of no direction, whose vectors gesdd completes; NaN shows in info."""
+    rng = np.random.default_rng(46)
+    a = {"rank-two": rng.standard_normal((30, 2)) @ rng.standard_normal((2, 20)), "zero": np.zeros((30, 20)),
+         "orthogonal": np.linalg.qr(rng.standard_normal((30, 20)))[0],
+         "nan": np.where(np.eye(30, 20, 3) > 0, np.nan, rng.standard_normal((30, 20)))}[name].astype(np.float32)
+    _, values, u, vt, info = _run(_gesdd(a.shape, "A"), a)
+    if name == "nan":
+        assert info > 0
+        return
+    _assert_svd(a, values, u, vt, info)
+
+
+def test_jax_singular_values_pinv_and_lstsq_match_xla():
     jax = pytest.importorskip("jax")
     jnp = jax.numpy
     from oxla.importers.jax import import_jax
@@ -407,10 +442,13 @@ def test_jax_singular_values_norm_and_rank_match_xla():
     rng = np.random.default_rng(43)
     a = rng.standard_normal((40, 25)).astype(np.float32)
     deficient = (rng.standard_normal((40, 3)) @ rng.standard_normal((3, 25))).astype(np.float32)
-    for fn, x in ((lambda m: jnp.linalg.svd(m, compute_uv=False), a), (lambda m: jnp.linalg.norm(m, 2), a.T),
-                  (jnp.linalg.matrix_rank, deficient)):
+    for fn, x, kernel in ((lambda m: jnp.linalg.svd(m, compute_uv=False), a, "singular_values"),
+                          (lambda m: jnp.linalg.norm(m, 2), a.T, "singular_values"),
+                          (jnp.linalg.matrix_rank, deficient, "singular_values"),
+                          (jnp.linalg.pinv, a, "one_sided_jacobi"), (jnp.linalg.pinv, deficient.T, "one_sided_jacobi"),
+                          (lambda m: jnp.linalg.lstsq(m, a[:, :3])[0], deficient, "one_sided_jacobi")):
         module = import_jax(fn, x).module
-        assert "oxla_f32_singular_values" in ir.to_text(compile(module, compile_to="input"))
+        assert f"_{kernel}_" in ir.to_text(compile(module, compile_to="input"))
         got, want = np.asarray(runtime.load(compile(module)).main(x)), np.asarray(jax.jit(fn)(x))
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5 * np.abs(want).max())
 

@@ -1075,7 +1075,7 @@ CONSTRUCTS: tuple[Construct, ...] = (
               "jnp.linalg and jax.scipy.linalg on CPU (solve, inv, det, cholesky, qr, eigh, svd, pinv, lstsq, lu, "
               "solve_triangular, hessenberg, ...; eigh of symmetric and Hermitian matrices, svd of real and "
               "complex ones): rewritten as StableHLO loops by oxla-legalize-lapack-calls when compiled (f32 potrf, "
-              "getrf, geqrf, orgqr, trsm, syevd and values-only gesdd, and values-only c64 heevd, on llvm-cpu as one "
+              "getrf, geqrf, orgqr, trsm, syevd and gesdd, and values-only c64 heevd, on llvm-cpu as one "
               "dispatch each, oxla-llvmcpu-lapack-kernels)"),
     Construct("stablehlo.custom_call @<other targets>", "unsupported",
               "platform kernels (the other lapack_* routines: eig, schur, ...; cu*, hipsolver*, ...) "

@@ -970,13 +970,14 @@ def _completed(columns, keep):
                      dimension=ir.IntegerAttr.get(ir.IntegerType.get_signless(64), rank - 1))
 
 
-def gesdd(op, config: dict) -> list:
+def gesdd(op, config: dict, sweeps=None) -> list:
     """(the operand, singular values descending, U, V^H, info) of a real or complex matrix by one-sided
     Jacobi rotations in f64 (Hestenes: the rows of a^H, or of a where it is wide, made orthogonal; their
     norms are the singular values, the rows normalized one side's vectors, the rotations the other's); mode
     'A' the full U and V^H, 'S' the first min(m, n) columns and rows, 'N' the values only (U and V^H zeros).
     Vectors of zero singular values (to rounding: max(m, n) eps of the largest), and the full side's extra
-    ones, come from the Householder QR of the rest."""
+    ones, come from the Householder QR of the rest. `sweeps(x, eps, vectors)` gives (x, w, converged) as
+    _jacobi_sweeps does (by default the loops of _one_sided_round)."""
     a = op.operands[0]
     dims = build.shape(a)
     rank, m, n = len(dims), dims[-2], dims[-1]
@@ -985,7 +986,7 @@ def gesdd(op, config: dict) -> list:
     count = k + k % 2  # an odd count gets a zero row, which no rotation touches
     x = _zero_padded(x, [(0, 0)] * (rank - 2) + [(0, count - k), (0, 0)])
     mode = config.get("mode", ord("A"))
-    x, w, converged = _jacobi_sweeps(x, _one_sided_round, _gram_share, _eps(a), mode != ord("N"))
+    x, w, converged = (sweeps or _one_sided_sweeps)(x, _eps(a), mode != ord("N"))
     norms = build.one("stablehlo.sqrt", build.tensor(dims[:-2] + [count], _real_type(x)),
                       build.reduce(_squared(x), build.splat(0, build.tensor([], _real_type(x))), [rank - 1],
                                    "stablehlo.add"))
@@ -1012,6 +1013,11 @@ def gesdd(op, config: dict) -> list:
     u = build.convert(build.strided_slice(u, [0] * rank, batch + [m, m if whole else k], [1] * rank), kind)
     vt = build.convert(build.strided_slice(_adjoint(v), [0] * rank, batch + [n if whole else k, n], [1] * rank), kind)
     return [a, singular, u, vt, _failures(converged)]
+
+
+def _one_sided_sweeps(x, eps: float, vectors: bool):
+    """gesdd's sweeps: _jacobi_sweeps of one-sided rounds."""
+    return _jacobi_sweeps(x, _one_sided_round, _gram_share, eps, vectors)
 
 
 def singular_values_only(op, values, info) -> list:

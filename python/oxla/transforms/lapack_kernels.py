@@ -66,7 +66,14 @@ the singular values of f32[256,64] 16.1 -> 0.28 ms (XLA 0.33).
   are the singular values. Forming B^T B squares the condition number, but
   in f64 the error it adds to a singular value s is about 1e-16 |B|^2 / s,
   far below the reduction's f32 rounding for any s above 1e-8 |B|.
-  gesdd with vectors keeps the Jacobi loops.
+- Singular values and vectors (gesdd in modes 'S' and 'A': jnp.linalg.svd,
+  pinv, lstsq): lapack.gesdd's one-sided Jacobi (Hestenes) on the rows of
+  a^H (of a where it is wide) in f64, its sweeps one dispatch: every pair of
+  rows i < j in order, their norms and product in one pass and, where they
+  are not orthogonal to f32's eps, the rotation that makes them so applied
+  to them and to the rotations' product; sweeps until one rotates nothing
+  (or lapack.MAX_SWEEPS). lapack.gesdd makes the vectors from them as it
+  does after its loops.
 
 Matrix rows are padded with zeros to a whole number of vectors (a
 Cholesky's padding gets ones on its diagonal), so the vector loops need no
@@ -117,14 +124,16 @@ def _copy(rows: str, width: str, memref: str, vector: str) -> list[str]:
 
 
 class _Layout(NamedTuple):
-    """The types a kernel's lines use: the matrices' memref, and vectors of `lanes` f32, indices, i1."""
+    """The types a kernel's lines use: the matrices' memref, and vectors of `lanes` elements (f32 unless
+    said), indices, i1."""
 
     memref: str
     lanes: int
+    element: str = "f32"
 
     @property
     def vector(self) -> str:
-        return f"vector<{self.lanes}xf32>"
+        return f"vector<{self.lanes}x{self.element}>"
 
     @property
     def indices(self) -> str:
@@ -1022,6 +1031,123 @@ def singular_values_executable(symbol: str, batch: int, m: int, n: int, lanes: i
     ])
 
 
+def _turn_rows(matrix: str, layout: _Layout, width: str) -> list[str]:
+    """Lines replacing rows %i and %j of matrix %b of `matrix` (`width` columns) by cos r_i - sin r_j and
+    sin r_i + cos r_j (%cosv, %sinv, %nsinv: those broadcast, and -sin)."""
+    memref, vector = layout.memref, layout.vector
+    return [
+        f"scf.for %c = %c0 to {width} step %lanes {{",
+        f"%xi = vector.load {matrix}[%b, %i, %c] : {memref}, {vector}",
+        f"%xj = vector.load {matrix}[%b, %j, %c] : {memref}, {vector}",
+        f"%ti = arith.mulf %nsinv, %xj : {vector}",
+        f"%yi = vector.fma %cosv, %xi, %ti : {vector}",
+        f"%tj = arith.mulf %cosv, %xj : {vector}",
+        f"%yj = vector.fma %sinv, %xi, %tj : {vector}",
+        f"vector.store %yi, {matrix}[%b, %i, %c] : {memref}, {vector}",
+        f"vector.store %yj, {matrix}[%b, %j, %c] : {memref}, {vector}",
+        "}",
+    ]
+
+
+def _pair_rotation(rows: _Layout, rotations: _Layout) -> list[str]:
+    """Lines of one Hestenes step on rows %i and %j of %out (laid out as `rows`): their squared norms a and
+    b and their product g in one pass, and where |g| > eps sqrt(a b) (%eps) the rotation that makes them
+    orthogonal (t the smaller root of t^2 + 2 zeta t - 1, zeta = (b - a) / 2g) applied to them and to rows
+    i and j of %rot (laid out as `rotations`). Defines %moved: whether the pair was rotated or its sums are
+    not numbers (so that the sweeps go on, and info tells)."""
+    vector, types = rows.vector, ", ".join([rows.vector] * 3)
+    return [
+        f"%sums:3 = scf.for %c = %c0 to %width step %lanes iter_args(%pa = %zeros, %pb = %zeros, %pg = %zeros) "
+        f"-> ({types}) {{",
+        f"%xi = vector.load %out[%b, %i, %c] : {rows.memref}, {vector}",
+        f"%xj = vector.load %out[%b, %j, %c] : {rows.memref}, {vector}",
+        f"%qa = vector.fma %xi, %xi, %pa : {vector}",
+        f"%qb = vector.fma %xj, %xj, %pb : {vector}",
+        f"%qg = vector.fma %xi, %xj, %pg : {vector}",
+        f"scf.yield %qa, %qb, %qg : {types}",
+        "}",
+        *(f"%{name} = vector.reduction <add>, %sums#{u} : {vector} into f64" for u, name in enumerate(("na", "nb", "g"))),
+        "%ab = arith.mulf %na, %nb : f64",
+        "%root = math.sqrt %ab : f64",
+        "%limit = arith.mulf %root, %eps : f64",
+        "%size = math.absf %g : f64",
+        "%far = arith.cmpf ogt, %size, %limit : f64",
+        "%odd = arith.cmpf uno, %g, %ab : f64",
+        "%moved = arith.ori %far, %odd : i1",
+        "scf.if %far {",
+        "%gap = arith.subf %nb, %na : f64",
+        "%g2 = arith.mulf %g, %two64 : f64",
+        "%zeta = arith.divf %gap, %g2 : f64",
+        "%zabs = math.absf %zeta : f64",
+        "%z2 = math.fma %zeta, %zeta, %unit64 : f64",
+        "%zr = math.sqrt %z2 : f64",
+        "%den = arith.addf %zabs, %zr : f64",
+        "%up = arith.cmpf oge, %zeta, %zero64 : f64",
+        "%sign = arith.select %up, %unit64, %minus_unit64 : f64",
+        "%t = arith.divf %sign, %den : f64",
+        "%t2 = math.fma %t, %t, %unit64 : f64",
+        "%tr = math.sqrt %t2 : f64",
+        "%cos = arith.divf %unit64, %tr : f64",
+        "%sin = arith.mulf %cos, %t : f64",
+        "%nsin = arith.negf %sin : f64",
+        f"%cosv = vector.broadcast %cos : f64 to {vector}",
+        f"%sinv = vector.broadcast %sin : f64 to {vector}",
+        f"%nsinv = vector.broadcast %nsin : f64 to {vector}",
+        *_turn_rows("%out", rows, "%width"),
+        *_turn_rows("%rot", rotations, "%rot_width"),
+        "}",
+    ]
+
+
+def one_sided_jacobi_executable(symbol: str, batch: int, k: int, width: int, rot_width: int, lanes: int,
+                                eps: float) -> str:
+    """The one-sided Jacobi kernel for `batch` f64 matrices x [k, width] (rows of a^H, zero padded to whole
+    vectors of `lanes`): cyclic sweeps over every pair of rows (i < j, in order), each rotated (Hestenes)
+    until the pair is orthogonal to eps, until a sweep rotates none or lapack.MAX_SWEEPS have run. Gives x
+    rotated, the rotations' product [k, rot_width] (the identity's rows turned as x's are) and info [batch]
+    (1 where the last sweep still rotated: not converged, or not numbers)."""
+    rows = _Layout(f"memref<{batch}x{k}x{width}xf64>", lanes, "f64")
+    rotations = _Layout(f"memref<{batch}x{k}x{rot_width}xf64>", lanes, "f64")
+    info = f"memref<{batch}xi32>"
+    return "\n".join([
+        *executable_header(symbol, batch, [("in", rows.memref), ("out", rows.memref), ("rot", rotations.memref),
+                                           ("info", info)]),
+        *_constants(lanes, k=k, width=width, rot_width=rot_width, sweeps=lapack.MAX_SWEEPS),
+        *_ql_constants(rows.vector),
+        "%minus_unit64 = arith.constant -1.0 : f64",
+        f"%eps = arith.constant {eps:e} : f64",
+        "%one32 = arith.constant 1 : i32",
+        *_copy("%k", "%width", rows.memref, rows.vector),
+        "scf.for %i = %c0 to %k step %c1 {",
+        "scf.for %c = %c0 to %rot_width step %lanes {",
+        f"vector.store %zeros, %rot[%b, %i, %c] : {rotations.memref}, {rows.vector}",
+        "}",
+        f"memref.store %unit64, %rot[%b, %i, %i] : {rotations.memref}",
+        "}",
+        "%last:2 = scf.while (%sweep = %c0, %busy = %true) : (index, i1) -> (index, i1) {",
+        "%room = arith.cmpi ult, %sweep, %sweeps : index",
+        "%go = arith.andi %busy, %room : i1",
+        "scf.condition(%go) %sweep, %busy : index, i1",
+        "} do {",
+        "^bb0(%done: index, %was: i1):",
+        "%any = scf.for %i = %c0 to %k step %c1 iter_args(%r0 = %false) -> (i1) {",
+        "%after = arith.addi %i, %c1 : index",
+        "%r2 = scf.for %j = %after to %k step %c1 iter_args(%r1 = %r0) -> (i1) {",
+        *_pair_rotation(rows, rotations),
+        "%r = arith.ori %r1, %moved : i1",
+        "scf.yield %r : i1",
+        "}",
+        "scf.yield %r2 : i1",
+        "}",
+        "%next = arith.addi %done, %c1 : index",
+        "scf.yield %next, %any : index, i1",
+        "}",
+        "%failed = arith.select %last#1, %one32, %i0 : i32",
+        f"memref.store %failed, %info[%b] : {info}",
+        *FOOTER,
+    ])
+
+
 # Independent sums a substitution kernel's row keeps, so that its multiply-adds do not wait on each other.
 SOLVE_SUMS = 4
 
@@ -1204,6 +1330,25 @@ class _Kernels:
         return lapack.singular_values_only(op, build.reshape(results[1], dims[:-2] + [n]),
                                            build.reshape(results[3], dims[:-2]))
 
+    def one_sided_sweeps(self, x, eps: float, vectors: bool):
+        """lapack.gesdd's sweeps (x rotated, the rotations, converged) through the one-sided Jacobi kernel:
+        x [..., k, M] f64, its rows padded to whole vectors of f64 and the rotations' to k in them."""
+        assert vectors, "gesdd without vectors runs the singular values kernel"
+        dims = build.shape(x)
+        k, batch, lanes = dims[-2], math.prod(dims[:-2]), self.lanes // 2
+        width, rot_width = _padded(dims[-1], lanes), _padded(k, lanes)
+        rows = build.pad(build.reshape(x, [batch, k, dims[-1]]), build.splat(0, build.tensor([], build.element(x))),
+                         [(0, 0), (0, 0), (0, width - dims[-1])])
+        symbol = f"oxla_f64_one_sided_jacobi_{batch}x{k}x{dims[-1]}"
+        f64, i32 = build.element(x), ir.IntegerType.get_signless(32)
+        turned, rotations, info = self._call(
+            symbol, lambda: one_sided_jacobi_executable(symbol, batch, k, width, rot_width, lanes, eps), [rows],
+            [rows.type, build.tensor([batch, k, rot_width], f64), build.tensor([batch], i32)])
+        converged = build.compare(info, build.splat(0, info.type), "EQ", "SIGNED")
+        return (build.reshape(build.slice_to(turned, [batch, k, dims[-1]]), dims),
+                build.reshape(build.slice_to(rotations, [batch, k, k]), dims[:-1] + [k]),
+                build.reshape(converged, dims[:-2]))
+
     def substitution(self, a, rhs, lower: bool, unit: bool):
         """triangular_solve.substitute's X through the substitution kernel, its rows in vectors of up to
         `lanes` elements (a power of two)."""
@@ -1232,15 +1377,13 @@ _ROUTINES = ("potrf", "getrf", "trsm", "geqrf", "orgqr", "syevd", "gesdd")  # an
 
 def _kernel_root(op) -> bool:
     """Whether the kernels take `op`: stablehlo.cholesky or triangular_solve, or a potrf, getrf, geqrf, orgqr,
-    trsm, syevd or values-only gesdd call, of f32 matrices, or a values-only heevd call of complex<f32> ones."""
+    trsm, syevd or gesdd call, of f32 matrices, or a values-only heevd call of complex<f32> ones."""
     if op.name in ("stablehlo.cholesky", "stablehlo.triangular_solve"):
         return all(_kernel_matrix(v) for v in op.operands)
     if op.name != "stablehlo.custom_call":
         return False
     name = lapack.routine_of(ir.StringAttr(op.attributes["call_target_name"]).value)
     matrices = op.operands[:1] if name == "orgqr" else op.operands  # orgqr's tau is a vector
-    if name == "gesdd" and lapack.call_config(op).get("mode") != ord("N"):
-        return False
     if name == "heevd":  # values only, through a real matrix twice the size
         return (lapack.fits(op, lapack.ROUTINES[name]) and not lapack.wants_vectors(op, lapack.call_config(op))
                 and _kernel_matrix(op.operands[0], "complex<f32>", MAX_ROWS // 2))
@@ -1264,8 +1407,10 @@ def _rewrite(op, kernels: _Kernels) -> None:
         build.replace(op, lambda call: lapack.syevd(call, config, kernels.eigen))
     elif routine == "heevd":
         build.replace(op, lambda call: lapack.syevd(call, config, kernels.hermitian_values))
-    elif routine == "gesdd":
+    elif routine == "gesdd" and config.get("mode", ord("A")) == ord("N"):
         build.replace(op, kernels.singular_values)
+    elif routine == "gesdd":
+        build.replace(op, lambda call: lapack.gesdd(call, config, kernels.one_sided_sweeps))
     elif routine in ("getrf", "geqrf", "orgqr"):
         build.replace(op, getattr(kernels, routine))
     else:
@@ -1275,7 +1420,7 @@ def _rewrite(op, kernels: _Kernels) -> None:
 
 @register_pass
 class LapackKernels(Pass):
-    """Runs potrf, getrf, geqrf, orgqr, trsm, syevd, values-only gesdd and heevd, stablehlo.cholesky and triangular_solve of f32 matrices as one CPU dispatch each."""
+    """Runs potrf, getrf, geqrf, orgqr, trsm, syevd, gesdd, values-only heevd, stablehlo.cholesky and triangular_solve of f32 matrices as one CPU dispatch each."""
 
     name = "oxla-llvmcpu-lapack-kernels"
     anchor = "builtin.module"
