@@ -139,7 +139,7 @@ def _put_entry(vector, value, j):
                      build.reshape(value, dims[:-1] + [1]), *([zero] * (len(dims) - 1) + [j]))
 
 
-def _product(lhs, rhs, lhs_dim: int, rhs_dim: int):
+def product(lhs, rhs, lhs_dim: int, rhs_dim: int):
     """lhs . rhs contracting lhs_dim with rhs_dim, the leading (batch) dims matched: [..., free lhs, free rhs]."""
     rank = len(build.shape(lhs))
     batch = list(range(rank - 2))
@@ -244,7 +244,7 @@ def _cholesky_column(column, done, row, rows):
     entry is not positive, its root (NaN or 0) is left on the diagonal for first_failure_on_diagonal."""
     rank = len(build.shape(column))
     zero = build.splat(0, _i32([]))
-    column = _binary("subtract", column, _product(done, build.conjugate(_row(done, row)), rank - 1, rank - 1))
+    column = _binary("subtract", column, product(done, build.conjugate(_row(done, row)), rank - 1, rank - 1))
     diagonal = _real_part(_at(column, [zero] * (rank - 2) + [row, zero], build.shape(column)[:-2] + [1, 1]))
     root = _stretch(_as_element(build.one("stablehlo.sqrt", diagonal.type, diagonal), column), build.shape(column))
     at_row = build.compare(rows, _spread(row, build.shape(rows)), "EQ", "SIGNED")
@@ -283,7 +283,7 @@ def _cholesky_panel(a, factor, first, width: int):
     heads = [zero] * (rank - 2)
     rows_of_panel = _at(factor, heads + [first, zero], batch + [width, n])  # zero from column `first` on
     panel = _binary("subtract", _at(a, heads + [zero, first], batch + [n, width]),
-                    _product(factor, build.conjugate(rows_of_panel), rank - 1, rank - 1))
+                    product(factor, build.conjugate(rows_of_panel), rank - 1, rank - 1))
     rows = build.positions(batch + [n, 1], rank - 2)
 
     def trip(j, done, panel, first):
@@ -472,7 +472,7 @@ def _panel(lu, pivots, first, width: int, last: bool = False):
             before_j = build.compare(earlier, _spread(j, batch + [1, width]), "LT", "SIGNED")
             multipliers = _where(before_j, _row(panel, row),
                                  build.splat(0, build.tensor(batch + [1, width], build.element(panel))))
-            made = _binary("subtract", _row_of_each(lu, source), _product(multipliers, block, rank - 1, rank - 2))
+            made = _binary("subtract", _row_of_each(lu, source), product(multipliers, block, rank - 1, rank - 2))
             block = build.one("stablehlo.dynamic_update_slice", block.type, block, made, *heads, j, zero)
         return [panel, order, block, _put_entry(pivots, pivot, row), lu, first]
 
@@ -488,7 +488,7 @@ def _panel(lu, pivots, first, width: int, last: bool = False):
                    _where(right, block, _at(lu, heads + [first, zero], block_dims)), *heads, first, zero)
     lu = build.one("stablehlo.dynamic_update_slice", lu.type, lu, panel, *heads, zero, first)
     below = build.compare(panel_rows, _spread(after, panel_dims), "GE", "SIGNED")
-    update = _product(_where(below, panel, build.splat(0, panel.type)),
+    update = product(_where(below, panel, build.splat(0, panel.type)),
                       _where(right, block, build.splat(0, block.type)), rank - 1, rank - 2)
     rows, cols = build.positions(dims, rank - 2), build.positions(dims, rank - 1)
     trailing = _both(build.compare(rows, _spread(after, dims), "GE", "SIGNED"),
@@ -569,7 +569,7 @@ def _reflect(x, v, tau, mask=None):
     # A barrier keeps the vector-matrix product out of the update's dispatch, so that oxla's gemv
     # configuration takes it (a product fused with the update it feeds keeps IREE's, which data-tiled
     # it, packing x on every trip).
-    projection = build.barrier([_product(build.conjugate(v), x, rank - 2, rank - 2)])[0]  # [..., 1, n]
+    projection = build.barrier([product(build.conjugate(v), x, rank - 2, rank - 2)])[0]  # [..., 1, n]
     update = _binary("multiply", _stretch(_binary("multiply", v, _stretch(tau, build.shape(v))), dims),
                      _stretch(projection, dims))
     reflected = _binary("subtract", x, update)
@@ -657,7 +657,7 @@ def gehrd(op, config: dict) -> list:
         k = _binary("add", j, build.splat(1, i.type))
         beta, tau, v = _reflector(_where(reduced_rows, _column(h, j), build.splat(0, vector)), k, column_rows)
         # from the right: H (I - tau v v^H) on the rows before ihi (v is zero outside rows k .. ihi-1)
-        image = _binary("multiply", _product(h, v, rank - 1, rank - 2), _stretch(tau, batch + [n, 1]))
+        image = _binary("multiply", product(h, v, rank - 1, rank - 2), _stretch(tau, batch + [n, 1]))
         update = _binary("multiply", _stretch(image, dims),
                          _stretch(build.reshape(build.conjugate(v), batch + [1, n]), dims))
         h = _where(before_high, _binary("subtract", h, update), h)
@@ -950,34 +950,38 @@ def _failures(converged):
 def _gram_share(x):
     """_off_diagonal_share of x x^H: how far the rows of x are from orthogonal."""
     rank = len(build.shape(x))
-    return _off_diagonal_share(_product(x, build.conjugate(x), rank - 1, rank - 1))
+    return _off_diagonal_share(product(x, build.conjugate(x), rank - 1, rank - 1))
 
 
-def _completed(columns, keep):
-    """[..., m, m] orthonormal: `columns` ([..., m, k], orthonormal where `keep` [..., k] holds, zero
-    elsewhere) with the zero ones replaced and m - k more added, all orthogonal to the kept ones: the Q of
-    their Householder QR, whose columns span the same spaces one by one (the kept ones come first)."""
+def _completed(columns, keep, whole: bool, qr=None):
+    """[..., m, m] orthonormal (where `whole`; else [..., m, k]): `columns` ([..., m, k], orthonormal where
+    `keep` [..., k] holds, zero elsewhere) with the zero ones replaced and m - k more added, all orthogonal
+    to the kept ones: the Q of their Householder QR, whose columns span the same spaces one by one (the kept
+    ones come first). `qr`: (the QR's (reflectors, taus), their Q) as functions; by default the loops of
+    geqrf and orgqr."""
     dims = build.shape(columns)
     rank, m, k = len(dims), dims[-2], dims[-1]
-    reflectors, taus = _householder_qr(columns)
-    q = _householder_q(_zero_padded(reflectors, [(0, 0)] * (rank - 1) + [(0, m - k)]), taus)
+    factor, q_of = qr or (_householder_qr, _householder_q)
+    reflectors, taus = factor(columns)
+    q = q_of(_zero_padded(reflectors, [(0, 0)] * (rank - 1) + [(0, m - k if whole else 0)]), taus)
+    columns = build.convert(columns, build.element(q))
     first = build.strided_slice(q, [0] * rank, dims, [1] * rank)
     fixed = _where(build.broadcast(keep, dims, list(range(rank - 2)) + [rank - 1]), columns, first)
-    if m == k:
+    if m == k or not whole:
         return fixed
     rest = build.strided_slice(q, [0] * (rank - 1) + [k], dims[:-1] + [m], [1] * rank)
     return build.one("stablehlo.concatenate", q.type, fixed, rest,
                      dimension=ir.IntegerAttr.get(ir.IntegerType.get_signless(64), rank - 1))
 
 
-def gesdd(op, config: dict, sweeps=None) -> list:
+def gesdd(op, config: dict, sweeps=None, qr=None) -> list:
     """(the operand, singular values descending, U, V^H, info) of a real or complex matrix by one-sided
     Jacobi rotations in f64 (Hestenes: the rows of a^H, or of a where it is wide, made orthogonal; their
     norms are the singular values, the rows normalized one side's vectors, the rotations the other's); mode
     'A' the full U and V^H, 'S' the first min(m, n) columns and rows, 'N' the values only (U and V^H zeros).
     Vectors of zero singular values (to rounding: max(m, n) eps of the largest), and the full side's extra
     ones, come from the Householder QR of the rest. `sweeps(x, eps, vectors)` gives (x, w, converged) as
-    _jacobi_sweeps does (by default the loops of _one_sided_round)."""
+    _jacobi_sweeps does (by default the loops of _one_sided_round); `qr` is _completed's."""
     a = op.operands[0]
     dims = build.shape(a)
     rank, m, n = len(dims), dims[-2], dims[-1]
@@ -1007,9 +1011,9 @@ def gesdd(op, config: dict, sweeps=None) -> list:
     kept = build.broadcast(nonzero, build.shape(x), list(range(rank - 1)))
     divisor = _as_element(_where(kept, spread, build.splat(1, spread.type)), x)
     unit = _where(kept, _binary("divide", x, divisor), build.splat(0, x.type))
-    full = _completed(_adjoint(unit), nonzero)  # [..., max(m, n), max(m, n)]
-    u, v = (full, _adjoint(w)) if tall else (_adjoint(w), full)
     whole, kind = mode == ord("A"), build.element(a)
+    full = _completed(_adjoint(unit), nonzero, whole, qr)  # [..., max(m, n), max(m, n) if whole else k]
+    u, v = (full, _adjoint(w)) if tall else (_adjoint(w), full)
     u = build.convert(build.strided_slice(u, [0] * rank, batch + [m, m if whole else k], [1] * rank), kind)
     vt = build.convert(build.strided_slice(_adjoint(v), [0] * rank, batch + [n if whole else k, n], [1] * rank), kind)
     return [a, singular, u, vt, _failures(converged)]

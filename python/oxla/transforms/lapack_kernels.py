@@ -72,8 +72,13 @@ the singular values of f32[256,64] 16.1 -> 0.28 ms (XLA 0.33).
   rows i < j in order, their norms and product in one pass and, where they
   are not orthogonal to f32's eps, the rotation that makes them so applied
   to them and to the rotations' product; sweeps until one rotates nothing
-  (or lapack.MAX_SWEEPS). lapack.gesdd makes the vectors from them as it
-  does after its loops.
+  (or lapack.MAX_SWEEPS). Where the rows are at least twice as long as
+  there are rows, the sweeps turn R^H of the QR kernel's a = Q R instead
+  (short rows), and Q takes them back. lapack.gesdd makes the vectors
+  from the rows as after its loops, completing them through the QR kernels.
+  jnp.linalg.pinv of f32[256,64]: 22.6 -> 1.34 ms (XLA 0.71), the sweeps
+  0.89 ms of it (a pair's sums, then its rotation's square roots and
+  divisions, one after another).
 
 Matrix rows are padded with zeros to a whole number of vectors (a
 Cholesky's padding gets ones on its diagonal), so the vector loops need no
@@ -1267,18 +1272,26 @@ class _Kernels:
 
     def geqrf(self, op) -> list:
         """lapack.geqrf's results through the Householder QR kernel."""
-        a = op.operands[0]
-        return self._in_place("qr", a, qr_executable, [([min(build.shape(a)[-2:])], build.element(a))])
+        return self.householder_qr(op.operands[0])
 
     def orgqr(self, op) -> list:
         """lapack.orgqr's Q through the kernel forming it."""
-        a, taus = op.operands
+        return [self.householder_q(*op.operands)]
+
+    def householder_qr(self, a) -> list:
+        """lapack's Householder QR (reflectors, taus) of a (as f32) through the QR kernel."""
+        a = build.convert(a, ir.F32Type.get())
+        return self._in_place("qr", a, qr_executable, [([min(build.shape(a)[-2:])], build.element(a))])
+
+    def householder_q(self, a, taus):
+        """lapack's Q of the reflectors in a and taus (as f32) through the kernel forming it."""
+        a, taus = build.convert(a, ir.F32Type.get()), build.convert(taus, ir.F32Type.get())
         dims, k = build.shape(a), build.shape(taus)[-1]
         x, (batch, m, n) = self._padded_matrices(a)
         symbol = f"oxla_f32_householder_q_{batch}x{m}x{n}x{k}"
         (q,) = self._call(symbol, lambda: householder_q_executable(symbol, batch, m, n, k, self.lanes),
                           [x, build.reshape(taus, [batch, k])], [x.type])
-        return [build.reshape(build.slice_to(q, [batch, m, n]), dims)]
+        return build.reshape(build.slice_to(q, [batch, m, n]), dims)
 
     def eigen(self, a, vectors: bool):
         """lapack.syevd's eigen (values, eigenvectors as rows or None, info) through the symmetric eigen kernel."""
@@ -1331,9 +1344,30 @@ class _Kernels:
                                            build.reshape(results[3], dims[:-2]))
 
     def one_sided_sweeps(self, x, eps: float, vectors: bool):
-        """lapack.gesdd's sweeps (x rotated, the rotations, converged) through the one-sided Jacobi kernel:
-        x [..., k, M] f64, its rows padded to whole vectors of f64 and the rotations' to k in them."""
+        """lapack.gesdd's sweeps (x rotated, the rotations, converged) for x [..., k, M] f64: where its rows
+        are at least twice as long as there are rows, the sweeps of R^H from the QR kernels' x^H = Q R (the
+        rotations W that make W R^H's rows orthogonal make W x = (W R^H) Q^H's so: k-long rows to rotate,
+        not M-long), else of x itself."""
         assert vectors, "gesdd without vectors runs the singular values kernel"
+        dims = build.shape(x)
+        rank, k, long = len(dims), dims[-2], dims[-1]
+        if long < 2 * k:
+            return self._sweeps(x, eps)
+        turn = list(range(rank - 2)) + [rank - 1, rank - 2]
+        reflectors, taus = self.householder_qr(build.transpose(x, turn))
+        square = build.slice_to(reflectors, dims[:-2] + [k, k])
+        upper = build.one("stablehlo.select", square.type, lapack.triangle(dims[:-2] + [k, k], False), square,
+                          build.splat(0, square.type))
+        turned, rotations, converged = self._sweeps(build.convert(build.transpose(upper, turn), build.element(x)),
+                                                    eps)
+        # (W R^H) Q^H in f32, as Q is: what gesdd makes of it are f32 vectors.
+        rows = lapack.product(build.convert(turned, ir.F32Type.get()), self.householder_q(reflectors, taus),
+                              rank - 1, rank - 1)
+        return build.convert(rows, build.element(x)), rotations, converged
+
+    def _sweeps(self, x, eps: float):
+        """(x rotated, the rotations, converged) through the one-sided Jacobi kernel: x [..., k, M] f64, its
+        rows padded to whole vectors of f64 and the rotations' to k in them."""
         dims = build.shape(x)
         k, batch, lanes = dims[-2], math.prod(dims[:-2]), self.lanes // 2
         width, rot_width = _padded(dims[-1], lanes), _padded(k, lanes)
@@ -1410,7 +1444,8 @@ def _rewrite(op, kernels: _Kernels) -> None:
     elif routine == "gesdd" and config.get("mode", ord("A")) == ord("N"):
         build.replace(op, kernels.singular_values)
     elif routine == "gesdd":
-        build.replace(op, lambda call: lapack.gesdd(call, config, kernels.one_sided_sweeps))
+        build.replace(op, lambda call: lapack.gesdd(call, config, kernels.one_sided_sweeps,
+                                                     (kernels.householder_qr, kernels.householder_q)))
     elif routine in ("getrf", "geqrf", "orgqr"):
         build.replace(op, getattr(kernels, routine))
     else:
