@@ -6,6 +6,8 @@ number of vectors or of BLOCK, batches, the other triangle, info, pivots among e
 vector widths of AVX-512, AVX2 and SSE (cpu= chips this host can run).
 """
 
+import math
+
 import numpy as np
 import pytest
 
@@ -410,21 +412,27 @@ def _assert_svd(a, values, u, vt, info, tolerance=4e-6):
 
 @pytest.mark.parametrize("chip", CHIPS)
 @pytest.mark.parametrize("shape, mode", [((1, 1), "A"), ((5, 3), "S"), ((3, 5), "A"), ((2, 37, 20), "S"),
-                                         ((20, 37), "S"), ((64, 64), "A")],
-                         ids=["one", "tall-thin", "wide-full", "batched-tall-tail", "wide-tail", "square-full"])
+                                         ((20, 37), "S"), ((64, 64), "A"), ((50, 12), "S"), ((2, 7, 30), "A")],
+                         ids=["one", "tall-thin", "wide-full", "batched-tall-tail", "wide-tail", "square-full",
+                              "long-through-qr", "batched-wide-full-through-qr"])
 def test_gesdd_vectors_by_one_sided_jacobi_in_one_dispatch(shape, mode, chip):
+    """Rows at least twice as long as there are rows (the last two) are swept as R^H of their QR."""
     a = np.random.default_rng(45).standard_normal(shape).astype(np.float32)
     src = _gesdd(shape, mode)
-    assert "@oxla_f64_one_sided_jacobi_" in ir.to_text(compile(src, compile_to="input", cpu=chip))
+    text = ir.to_text(compile(src, compile_to="input", cpu=chip))
+    k, long = min(shape[-2:]), max(shape[-2:])
+    rows, batch = k + k % 2, math.prod(shape[:-2])  # gesdd's sweeps take an even number of rows
+    assert f"@oxla_f64_one_sided_jacobi_{batch}x{rows}x{rows if long >= 2 * rows else long}" in text
     _, values, u, vt, info = _run(src, a, chip=chip)
     _assert_svd(a, values, u, vt, info)
 
 
-@pytest.mark.parametrize("name", ["rank-two", "zero", "orthogonal", "nan"])
+@pytest.mark.parametrize("name", ["rank-two", "rank-three-long", "zero", "orthogonal", "nan"])
 def test_gesdd_vectors_of_rank_deficient_matrices_and_nan(name):
     """Zero singular values leave rows of no direction, whose vectors gesdd completes; NaN shows in info."""
     rng = np.random.default_rng(46)
     a = {"rank-two": rng.standard_normal((30, 2)) @ rng.standard_normal((2, 20)), "zero": np.zeros((30, 20)),
+         "rank-three-long": rng.standard_normal((60, 3)) @ rng.standard_normal((3, 10)),
          "orthogonal": np.linalg.qr(rng.standard_normal((30, 20)))[0],
          "nan": np.where(np.eye(30, 20, 3) > 0, np.nan, rng.standard_normal((30, 20)))}[name].astype(np.float32)
     _, values, u, vt, info = _run(_gesdd(a.shape, "A"), a)
