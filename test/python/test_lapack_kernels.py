@@ -3,7 +3,8 @@ values as one CPU dispatch each.
 
 Each kernel runs against numpy (LAPACK) on shapes that exercise its edges: sides that are not a whole
 number of vectors or of BLOCK, batches, the other triangle, info, pivots among equals and NaNs, and the
-vector widths of AVX-512, AVX2 and SSE (cpu= chips this host can run).
+vector widths of AVX-512, AVX2 and SSE (cpu= chips this host can run; the narrower two on the shapes
+with tails).
 """
 
 import math
@@ -20,6 +21,14 @@ from lapack_calls import lapack_call
 KERNELS = "oxla-llvmcpu-lapack-kernels"
 # Chips whose vectors are 64, 32 and 16 bytes (16, 8 and 4 f32 lanes); each runs where the host has its features.
 CHIPS = ("host", "x86-64-v3", "generic")
+
+
+def _on_chips(cases: list[tuple], ids: list[str], narrow: list[str]) -> list:
+    """pytest params: each case on the host, and the cases named in `narrow` on the other CHIPS too (their
+    narrower vectors), the chip last."""
+    named = dict(zip(ids, cases))
+    return ([pytest.param(*case, "host", id=f"{name}-host") for name, case in named.items()]
+            + [pytest.param(*named[name], chip, id=f"{name}-{chip}") for name in narrow for chip in CHIPS[1:]])
 
 
 def _call(routine: str, operands: list[tuple], results: list[tuple], config: str = "") -> str:
@@ -48,9 +57,9 @@ def _potrf(shape, uplo: str) -> str:
     return _call("potrf", [(shape,)], [(shape,), (shape[:-2], "i32")], f"uplo = {ord(uplo)} : ui8")
 
 
-@pytest.mark.parametrize("chip", CHIPS)
-@pytest.mark.parametrize("shape, uplo", [((5, 5), "L"), ((2, 37, 37), "U"), ((70, 70), "L"), ((3, 64, 64), "U")],
-                         ids=["tiny", "batched-upper-tail", "lower-tail", "batched-upper-whole-vectors"])
+@pytest.mark.parametrize("shape, uplo, chip", _on_chips(
+    [((5, 5), "L"), ((2, 37, 37), "U"), ((70, 70), "L"), ((3, 64, 64), "U")],
+    ["tiny", "batched-upper-tail", "lower-tail", "batched-upper-whole-vectors"], ["batched-upper-tail", "lower-tail"]))
 def test_potrf_factors_its_triangle_and_keeps_the_other(shape, uplo, chip):
     a = _positive(shape, 1)
     other = np.triu(np.ones(shape[-2:], bool), 1) if uplo == "L" else np.tril(np.ones(shape[-2:], bool), -1)
@@ -123,9 +132,9 @@ def _assert_lu(a, lu, ipiv, info):
         np.testing.assert_allclose(lu[index], want_lu, rtol=1e-4, atol=1e-4 * max(1, np.nanmax(np.abs(want_lu))))
 
 
-@pytest.mark.parametrize("chip", CHIPS)
-@pytest.mark.parametrize("shape", [(5, 5), (2, 7, 4), (3, 6), (2, 37, 37), (64, 64), (70, 45)],
-                         ids=["tiny", "batched-tall", "wide", "batched-tail", "whole-vectors", "tall-tail"])
+@pytest.mark.parametrize("shape, chip", _on_chips(
+    [((5, 5),), ((2, 7, 4),), ((3, 6),), ((2, 37, 37),), ((64, 64),), ((70, 45),)],
+    ["tiny", "batched-tall", "wide", "batched-tail", "whole-vectors", "tall-tail"], ["batched-tail", "tall-tail"]))
 def test_getrf_pivots_and_factors_as_lapack(shape, chip):
     a = np.random.default_rng(4).standard_normal(shape).astype(np.float32)
     src = _getrf(shape)
@@ -165,9 +174,9 @@ def _qr(shape) -> str:
             f"  return %r#0, %r#1, %q : {a}, {tau}, {qt}\n}}\n")
 
 
-@pytest.mark.parametrize("chip", CHIPS)
-@pytest.mark.parametrize("shape", [(6, 4), (2, 37, 20), (20, 37), (64, 64)],
-                         ids=["tall", "batched-tall-tail", "wide", "whole-vectors"])
+@pytest.mark.parametrize("shape, chip", _on_chips(
+    [((6, 4),), ((2, 37, 20),), ((20, 37),), ((64, 64),)], ["tall", "batched-tall-tail", "wide", "whole-vectors"],
+    ["batched-tall-tail", "wide"]))
 def test_householder_qr_and_q_match_numpy_which_calls_lapack(shape, chip):
     a = np.random.default_rng(12).standard_normal(shape).astype(np.float32)
     a[..., 3:, 2] = 0  # nothing below the diagonal in column 2: no reflection there (tau 0)
@@ -189,10 +198,11 @@ def _trsm(a_shape, b_shape, side, uplo, trans, diag) -> str:
     return _call("trsm", [(a_shape,), (b_shape,)], [(b_shape,)], config)
 
 
-@pytest.mark.parametrize("chip", CHIPS)
-@pytest.mark.parametrize("side, uplo, trans, diag, n, k", [
-    ("L", "L", "N", "U", 37, 8), ("L", "U", "N", "N", 37, 1), ("R", "U", "T", "N", 20, 3), ("L", "L", "T", "N", 64, 20),
-    ("R", "L", "N", "U", 5, 33)])
+@pytest.mark.parametrize("side, uplo, trans, diag, n, k, chip", _on_chips(
+    [("L", "L", "N", "U", 37, 8), ("L", "U", "N", "N", 37, 1), ("R", "U", "T", "N", 20, 3),
+     ("L", "L", "T", "N", 64, 20), ("R", "L", "N", "U", 5, 33)],
+    ["lower-unit-8", "upper-1", "right-transposed-3", "transposed-whole-vectors", "right-unit-33"],
+    ["lower-unit-8", "right-unit-33"]))
 def test_triangular_solves(side, uplo, trans, diag, n, k, chip):
     rng = np.random.default_rng(6)
     a = (rng.standard_normal((2, n, n)) + 4 * np.eye(n)).astype(np.float32)
@@ -247,10 +257,10 @@ def _assert_eigen(a, values, vectors, info, tolerance=4e-6):
     assert not np.any(info)
 
 
-@pytest.mark.parametrize("chip", CHIPS)
-@pytest.mark.parametrize("shape, uplo", [((1, 1), "L"), ((2, 2), "U"), ((3, 5, 5), "L"), ((37, 37), "U"),
-                                         ((64, 64), "L"), ((2, 100, 100), "U")],
-                         ids=["one", "two-upper", "batched-tiny", "upper-tail", "whole-vectors", "batched-upper-100"])
+@pytest.mark.parametrize("shape, uplo, chip", _on_chips(
+    [((1, 1), "L"), ((2, 2), "U"), ((3, 5, 5), "L"), ((37, 37), "U"), ((64, 64), "L"), ((2, 100, 100), "U")],
+    ["one", "two-upper", "batched-tiny", "upper-tail", "whole-vectors", "batched-upper-100"],
+    ["batched-tiny", "upper-tail"]))
 def test_syevd_values_and_vectors_match_lapack(shape, uplo, chip):
     a = _symmetric(shape, 30)
     n = shape[-1]
@@ -365,9 +375,10 @@ def _assert_singular_values(a, values, info, tolerance=4e-6):
     assert not np.any(info)
 
 
-@pytest.mark.parametrize("chip", CHIPS)
-@pytest.mark.parametrize("shape", [(1, 1), (5, 3), (3, 5), (2, 37, 20), (20, 37), (64, 64), (2, 100, 100)],
-                         ids=["one", "tall", "wide", "batched-tall-tail", "wide-tail", "whole-vectors", "batched-100"])
+@pytest.mark.parametrize("shape, chip", _on_chips(
+    [((1, 1),), ((5, 3),), ((3, 5),), ((2, 37, 20),), ((20, 37),), ((64, 64),), ((2, 100, 100),)],
+    ["one", "tall", "wide", "batched-tall-tail", "wide-tail", "whole-vectors", "batched-100"],
+    ["batched-tall-tail", "wide-tail"]))
 def test_gesdd_singular_values_match_lapack(shape, chip):
     a = np.random.default_rng(40).standard_normal(shape).astype(np.float32)
     src = _gesdd(shape)
@@ -410,11 +421,12 @@ def _assert_svd(a, values, u, vt, info, tolerance=4e-6):
         np.testing.assert_allclose(q, np.broadcast_to(np.eye(q.shape[-1]), q.shape), rtol=0, atol=tolerance)
 
 
-@pytest.mark.parametrize("chip", CHIPS)
-@pytest.mark.parametrize("shape, mode", [((1, 1), "A"), ((5, 3), "S"), ((3, 5), "A"), ((2, 37, 20), "S"),
-                                         ((20, 37), "S"), ((64, 64), "A"), ((50, 12), "S"), ((2, 7, 30), "A")],
-                         ids=["one", "tall-thin", "wide-full", "batched-tall-tail", "wide-tail", "square-full",
-                              "long-through-qr", "batched-wide-full-through-qr"])
+@pytest.mark.parametrize("shape, mode, chip", _on_chips(
+    [((1, 1), "A"), ((5, 3), "S"), ((3, 5), "A"), ((2, 37, 20), "S"), ((20, 37), "S"), ((64, 64), "A"),
+     ((50, 12), "S"), ((2, 7, 30), "A")],
+    ["one", "tall-thin", "wide-full", "batched-tall-tail", "wide-tail", "square-full", "long-through-qr",
+     "batched-wide-full-through-qr"],
+    ["batched-tall-tail", "batched-wide-full-through-qr"]))
 def test_gesdd_vectors_by_one_sided_jacobi_in_one_dispatch(shape, mode, chip):
     """Rows at least twice as long as there are rows (the last two) are swept as R^H of their QR."""
     a = np.random.default_rng(45).standard_normal(shape).astype(np.float32)
