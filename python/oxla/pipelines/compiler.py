@@ -57,6 +57,8 @@ INPUT_LEGALIZATION_PASSES = (
     "oxla-split-complex-pads",
     "oxla-split-complex-selects",
     "oxla-expand-math",
+    # Last: the products the passes before it build are covered too (the SVD kernels' among them).
+    "oxla-isolate-narrowed-matmul-operands",
 )
 INPUT_LEGALIZATION = f"builtin.module({','.join(INPUT_LEGALIZATION_PASSES)})"
 # The input legalization's first passes, which choose a faster form of what the passes after them would

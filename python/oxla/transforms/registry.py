@@ -50,6 +50,7 @@ BUILTIN_PASS_MODULES = (
     "oxla.transforms.fft",
     "oxla.transforms.lapack",
     "oxla.transforms.lapack_kernels",
+    "oxla.transforms.narrowed_operands",
     "oxla.transforms.scalar_loops",
     "oxla.transforms.unread_carried",
     "oxla.transforms.triangular_solve",

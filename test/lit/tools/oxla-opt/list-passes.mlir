@@ -29,6 +29,7 @@
 // CHECK-NEXT:   --oxla-host-loop-inits{{ +}}- Lets host loops update their carried tensors in place: constant starts placed, argument starts consumed.
 // CHECK-NEXT:   --oxla-host-scalar-dispatches{{ +}}- Computes on the host the scalar dispatches host loops ran and read back every trip.
 // CHECK-NEXT:   --oxla-in-place-slice-updates{{ +}}- Writes slices computed from the tensor they update in place where safe; keeps IREE from it where not.
+// CHECK-NEXT:   --oxla-isolate-narrowed-matmul-operands{{ +}}- Puts an optimization barrier on dot_general operands narrowed from f64 (IREE's data tiling miscompiles them).
 // CHECK-NEXT:   --oxla-legalize-bf16-converts{{ +}}- Converts integers and booleans to bf16 through f32 (IREE's direct conversion does not link).
 // CHECK-NEXT:   --oxla-legalize-cholesky{{ +}}- Rewrites stablehlo.cholesky (which IREE does not lower) as a loop over the factor's columns.
 // CHECK-NEXT:   --oxla-legalize-fft{{ +}}- Rewrites stablehlo.fft forms IREE rejects (several dims, lengths not a power of two, f64) as stages or DFT matmuls.
