@@ -180,6 +180,14 @@ def transpose(value, perm: list[int]):
                permutation=i64_array(perm))
 
 
+def concatenate(parts: list, dim: int):
+    """`parts` joined along `dim` (stablehlo.concatenate)."""
+    dims = shape(parts[0])
+    dims[dim] = sum(shape(p)[dim] for p in parts)
+    return one("stablehlo.concatenate", tensor(dims, element(parts[0])), *parts,
+               dimension=ir.IntegerAttr.get(ir.IntegerType.get_signless(64), dim))
+
+
 def reshape(value, dims: list[int]):
     """stablehlo.reshape to `dims`; `value` itself when it already has them."""
     if shape(value) == list(dims):

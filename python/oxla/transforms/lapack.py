@@ -970,8 +970,7 @@ def _completed(columns, keep, whole: bool, qr=None):
     if m == k or not whole:
         return fixed
     rest = build.strided_slice(q, [0] * (rank - 1) + [k], dims[:-1] + [m], [1] * rank)
-    return build.one("stablehlo.concatenate", q.type, fixed, rest,
-                     dimension=ir.IntegerAttr.get(ir.IntegerType.get_signless(64), rank - 1))
+    return build.concatenate([fixed, rest], rank - 1)
 
 
 def gesdd(op, config: dict, sweeps=None, qr=None) -> list:

@@ -1314,19 +1314,11 @@ class _Kernels:
         rank = len(dims)
         real, imaginary = build.complex_parts(h)
         minus = build.one("stablehlo.negate", imaginary.type, imaginary)
-        halves = [self._joined([real, minus], rank - 1), self._joined([imaginary, real], rank - 1)]
-        values, _, info = self.eigen(self._joined(halves, rank - 2), False)
+        halves = [build.concatenate([real, minus], rank - 1), build.concatenate([imaginary, real], rank - 1)]
+        values, _, info = self.eigen(build.concatenate(halves, rank - 2), False)
         ascending = lapack.sorted_last(values, [], "LT")[0]
         twice = build.shape(ascending)
         return build.strided_slice(ascending, [0] * (rank - 1), twice, [1] * (rank - 2) + [2]), None, info
-
-    @staticmethod
-    def _joined(parts: list, dim: int):
-        """`parts` concatenated along `dim`."""
-        dims = build.shape(parts[0])
-        dims[dim] = sum(build.shape(p)[dim] for p in parts)
-        return build.one("stablehlo.concatenate", build.tensor(dims, build.element(parts[0])), *parts,
-                         dimension=ir.IntegerAttr.get(ir.IntegerType.get_signless(64), dim))
 
     def singular_values(self, op) -> list:
         """lapack.gesdd's results in mode 'N' through the singular values kernel (on a^T where a is wide)."""
