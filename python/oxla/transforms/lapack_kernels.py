@@ -1231,13 +1231,13 @@ class _Kernels:
                                                          [str(t) for t in results])
         return build.create("func.call", results, operands, callee=ir.FlatSymbolRefAttr.get(f"{symbol}_call"))
 
-    def _padded_matrices(self, a, square: bool = False):
-        """a [..., m, n] as [batch, m, w] (w: n in whole vectors; [batch, w, w] if `square`), zero padded,
-        and (batch, m, n)."""
+    def _padded_matrices(self, a, square: bool = False, lanes: int | None = None):
+        """a [..., m, n] as [batch, m, w] (w: n in whole vectors of `lanes`, by default the f32 ones; [batch, w,
+        w] if `square`), zero padded, and (batch, m, n)."""
         dims = build.shape(a)
         m, n = dims[-2:]
         batch = math.prod(dims[:-2])
-        width = _padded(n, self.lanes)
+        width = _padded(n, lanes or self.lanes)
         x = build.reshape(a, [batch, m, n])
         return build.pad(x, build.splat(0, build.tensor([], build.element(a))),
                          [(0, 0), (0, width - m if square else 0), (0, width - n)]), (batch, m, n)
@@ -1360,11 +1360,9 @@ class _Kernels:
     def _sweeps(self, x, eps: float):
         """(x rotated, the rotations, converged) through the one-sided Jacobi kernel: x [..., k, M] f64, its
         rows padded to whole vectors of f64 and the rotations' to k in them."""
-        dims = build.shape(x)
-        k, batch, lanes = dims[-2], math.prod(dims[:-2]), self.lanes // 2
-        width, rot_width = _padded(dims[-1], lanes), _padded(k, lanes)
-        rows = build.pad(build.reshape(x, [batch, k, dims[-1]]), build.splat(0, build.tensor([], build.element(x))),
-                         [(0, 0), (0, 0), (0, width - dims[-1])])
+        dims, lanes = build.shape(x), self.lanes // 2
+        rows, (batch, k, _) = self._padded_matrices(x, lanes=lanes)
+        width, rot_width = build.shape(rows)[-1], _padded(k, lanes)
         symbol = f"oxla_f64_one_sided_jacobi_{batch}x{k}x{dims[-1]}"
         f64, i32 = build.element(x), ir.IntegerType.get_signless(32)
         turned, rotations, info = self._call(
