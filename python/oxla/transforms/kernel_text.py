@@ -1,11 +1,14 @@
 """MLIR text of the dispatches oxla writes itself for CPUs (oxla-llvmcpu-lapack-kernels,
-oxla-llvmcpu-scalar-loops): the executable around a kernel's function, the private function that
-dispatches it, and the vector width of the module's CPU targets."""
+oxla-llvmcpu-scalar-loops, oxla-legalize-fft's stages): the executable around a kernel's function, the
+private function that dispatches it, the calls a pass makes of its kernels, and the vector width of the
+module's CPU targets."""
 
 from __future__ import annotations
 
 import re
 
+from oxla import ir
+from oxla.dialects import stablehlo_build as build
 from oxla.transforms.cpu_tiles import target_text
 
 _ELEMENTS = {"f32": 4}
@@ -59,3 +62,24 @@ def dispatch_caller(symbol: str, operands: list[str], results: list[str]) -> str
         f"  return {values} : {listed}",
         "}",
     ])
+
+
+class KernelCalls:
+    """The kernels one pass's rewrites of a module call: the vector width, and the definitions (by symbol)
+    made, each once however often it is called."""
+
+    def __init__(self, lanes: int):
+        self.lanes = lanes
+        self.texts: dict[str, str] = {}
+
+    def call(self, symbol: str, text, operands: list, results: list):
+        """A call of kernel `symbol` (its executable from `text()`, made once) on `operands`; its results."""
+        if symbol not in self.texts:
+            self.texts[symbol] = text() + "\n" + dispatch_caller(symbol, [str(v.type) for v in operands],
+                                                         [str(t) for t in results])
+        return build.create("func.call", results, operands, callee=ir.FlatSymbolRefAttr.get(f"{symbol}_call"))
+
+    def define(self, module) -> None:
+        """Appends the kernels called to the module."""
+        if self.texts:
+            ir.append_definitions(module, "\n".join(self.texts.values()))

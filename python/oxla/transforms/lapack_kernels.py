@@ -99,7 +99,7 @@ from typing import NamedTuple
 from oxla import ir
 from oxla.dialects import stablehlo_build as build
 from oxla.transforms import lapack, triangular_solve
-from oxla.transforms.kernel_text import FOOTER, cpu_lanes, dispatch_caller, executable_header
+from oxla.transforms.kernel_text import FOOTER, KernelCalls, cpu_lanes, executable_header
 from oxla.transforms.registry import Pass, register_pass
 
 # The largest matrix side the kernels take. One thread, Zen 4, against the loops and XLA: Cholesky of
@@ -1217,19 +1217,8 @@ def triangular_solve_executable(symbol: str, batch: int, n: int, k: int, width: 
     ])
 
 
-class _Kernels:
-    """The kernels one module's rewrites call: the vector width, and the definitions (by symbol) made."""
-
-    def __init__(self, lanes: int):
-        self.lanes = lanes
-        self.texts: dict[str, str] = {}
-
-    def _call(self, symbol: str, text, operands: list, results: list):
-        """A call of kernel `symbol` (its executable from `text()`, made once) on `operands`; its results."""
-        if symbol not in self.texts:
-            self.texts[symbol] = text() + "\n" + dispatch_caller(symbol, [str(v.type) for v in operands],
-                                                         [str(t) for t in results])
-        return build.create("func.call", results, operands, callee=ir.FlatSymbolRefAttr.get(f"{symbol}_call"))
+class _Kernels(KernelCalls):
+    """The kernels one module's rewrites call (KernelCalls), and the StableHLO around each call."""
 
     def _padded_matrices(self, a, square: bool = False, lanes: int | None = None):
         """a [..., m, n] as [batch, m, w] (w: n in whole vectors of `lanes`, by default the f32 ones; [batch, w,
@@ -1249,7 +1238,7 @@ class _Kernels:
         dims = build.shape(a)
         x, (batch, m, n) = self._padded_matrices(a, square)
         symbol = f"oxla_f32_{kind}_{batch}x{m}x{n}"
-        results = self._call(symbol, lambda: executable(symbol, batch, m, n, self.lanes), [x],
+        results = self.call(symbol, lambda: executable(symbol, batch, m, n, self.lanes), [x],
                              [x.type, *(build.tensor([batch, *d], e) for d, e in others)])
         matrices = build.reshape(build.slice_to(results[0], [batch, m, n]), dims)
         return [matrices, *(build.reshape(r, dims[:-2] + d) for r, (d, _) in zip(results[1:], others))]
@@ -1289,7 +1278,7 @@ class _Kernels:
         dims, k = build.shape(a), build.shape(taus)[-1]
         x, (batch, m, n) = self._padded_matrices(a)
         symbol = f"oxla_f32_householder_q_{batch}x{m}x{n}x{k}"
-        (q,) = self._call(symbol, lambda: householder_q_executable(symbol, batch, m, n, k, self.lanes),
+        (q,) = self.call(symbol, lambda: householder_q_executable(symbol, batch, m, n, k, self.lanes),
                           [x, build.reshape(taus, [batch, k])], [x.type])
         return build.reshape(build.slice_to(q, [batch, m, n]), dims)
 
@@ -1299,7 +1288,7 @@ class _Kernels:
         x, (batch, _, n) = self._padded_matrices(a)
         symbol = f"oxla_f32_symmetric_eigen{'_vectors' if vectors else ''}_{batch}x{n}"
         f64, i32 = ir.F64Type.get(), ir.IntegerType.get_signless(32)
-        results = self._call(symbol, lambda: symmetric_eigen_executable(symbol, batch, n, self.lanes, vectors), [x],
+        results = self.call(symbol, lambda: symmetric_eigen_executable(symbol, batch, n, self.lanes, vectors), [x],
                              [x.type, build.tensor([batch, n], f64), build.tensor([batch, n], f64),
                               build.tensor([batch], i32), *([x.type] if vectors else [])])
         rows = build.reshape(build.slice_to(results[4], [batch, n, n]), dims) if vectors else None
@@ -1329,7 +1318,7 @@ class _Kernels:
         x, (batch, m, n) = self._padded_matrices(tall)
         symbol = f"oxla_f32_singular_values_{batch}x{m}x{n}"
         f64 = ir.F64Type.get()
-        results = self._call(symbol, lambda: singular_values_executable(symbol, batch, m, n, self.lanes), [x],
+        results = self.call(symbol, lambda: singular_values_executable(symbol, batch, m, n, self.lanes), [x],
                              [x.type, build.tensor([batch, n], f64), build.tensor([batch, n], f64),
                               build.tensor([batch], ir.IntegerType.get_signless(32))])
         return lapack.singular_values_only(op, build.reshape(results[1], dims[:-2] + [n]),
@@ -1365,7 +1354,7 @@ class _Kernels:
         width, rot_width = build.shape(rows)[-1], _padded(k, lanes)
         symbol = f"oxla_f64_one_sided_jacobi_{batch}x{k}x{dims[-1]}"
         f64, i32 = build.element(x), ir.IntegerType.get_signless(32)
-        turned, rotations, info = self._call(
+        turned, rotations, info = self.call(
             symbol, lambda: one_sided_jacobi_executable(symbol, batch, k, width, rot_width, lanes, eps), [rows],
             [rows.type, build.tensor([batch, k, rot_width], f64), build.tensor([batch], i32)])
         converged = build.compare(info, build.splat(0, info.type), "EQ", "SIGNED")
@@ -1384,7 +1373,7 @@ class _Kernels:
         zero = build.splat(0, build.tensor([], build.element(x)))
         x = build.pad(x, zero, [(0, 0), (0, 0), (0, _padded(k, width) - k)])
         symbol = f"oxla_f32_{'lower' if lower else 'upper'}{'_unit' if unit else ''}_solve_{batch}x{n}x{k}"
-        (solved,) = self._call(symbol, lambda: triangular_solve_executable(symbol, batch, n, k, width, lower, unit),
+        (solved,) = self.call(symbol, lambda: triangular_solve_executable(symbol, batch, n, k, width, lower, unit),
                                [a, x], [x.type])
         return build.reshape(build.slice_to(solved, [batch, n, k]), dims)
 
@@ -1457,5 +1446,4 @@ class LapackKernels(Pass):
         kernels = _Kernels(lanes)
         for op in [o for o in ir.ops(module) if _kernel_root(o)]:
             _rewrite(op, kernels)
-        if kernels.texts:
-            ir.append_definitions(module, "\n".join(kernels.texts.values()))
+        kernels.define(module)
