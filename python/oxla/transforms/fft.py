@@ -8,6 +8,10 @@
   bit-reversal gather and a radix-2 pass per factor of two, element by
   element; where stages apply they run instead.
 
+Where every device target is an llvm-cpu one, both passes run an axis's
+stages as one dispatch of butterflies (fft_kernels.py) rather than a
+dispatch per stage (option cpu-kernels).
+
 An axis whose length is 64 or more with prime factors of at most 16 runs as
 stages (below); other axes as one DFT: a dot_general with constant cos and
 sin matrices, on the real and imaginary parts (`stablehlo.real`/`imag`,
@@ -33,7 +37,9 @@ import numpy as np
 
 from oxla import ir
 from oxla.dialects.elements import dtype_of
-from oxla.transforms.registry import RewritePass, register_pass
+from oxla.transforms import fft_kernels
+from oxla.transforms.kernel_text import KernelCalls, cpu_lanes
+from oxla.transforms.registry import Pass, register_pass
 from oxla.transforms.runner import inline_calls
 from oxla.dialects.stablehlo_build import (broadcast, complex_parts, convert, create, element, enum_name, i64_array, i64s,
                                            one, replace, reshape, shape, slice_to, splat, strided_slice, tensor,
@@ -134,7 +140,10 @@ def _join(re, im, result_type):
 # and read as complex: IREE's code for complex elements takes them one at a time (stablehlo.real of
 # c64[64,1024] 0.05-0.1 ms, the transpose of its pairs 0.035 ms on an AVX2 Zen 3). Between the axes of a
 # transform over several, the planes stay planes (_Planes): regrouped by one transpose, or read as they
-# are where their runs are whole rows of the next axis (fft2 of c64[8,256,256] 5.1 -> 4.3 ms).
+# are where their runs are whole rows of the next axis (fft2 of c64[8,256,256] 5.1 -> 4.3 ms). On llvm-cpu
+# the stages of a set of planes are one kernel (_kernel_stages), which also multiplies the four-step
+# method's twiddles and writes its second half's result in whole rows, so that only a plain transpose is
+# left between the halves.
 _VECTOR = 8  # trailing elements a stage wants contiguous: an AVX2 vector of f32
 _LARGEST_RADIX = 16  # a stage of radix p costs like a p-point DFT matrix per element: larger factors take one
 _STAGED_FROM = 64  # shorter transforms stay one DFT matrix product
@@ -259,6 +268,68 @@ def _stages(source, parts_first: bool, sign: int, scale: float):
     return source
 
 
+def _twiddle_table(plan: list[fft_kernels.Stage], sign: int) -> np.ndarray:
+    """The twiddle factors of the stages' kernel, laid out as fft_kernels.stages says (one zero where no
+    stage has any: a table cannot be empty)."""
+    parts = [np.zeros(1)]
+    for radix, span, offset in plan:
+        if offset is not None:
+            cos, sin = _unit(np.arange(span)[:, None] * np.arange(1, radix)[None, :], radix * span)
+            parts.append(np.stack([cos, sign * sin], -1).reshape(-1))
+    return np.concatenate(parts[1:] or parts)
+
+
+def _kernel_source(kernels: KernelCalls | None, source) -> bool:
+    """Whether a stage source's transforms run through the kernels: where given, for f32 sources."""
+    return kernels is not None and str(element(source)) == "f32"
+
+
+def _kernel_stages(kernels: KernelCalls, source, parts_first: bool, sign: int, scale: float, twiddled: bool = False,
+                   whole_rows: bool = False):
+    """_stages as one llvm-cpu dispatch of butterflies (fft_kernels) for an f32 source; `twiddled`: each
+    result (k, t) also times w^(k t), w = exp(sign 2 pi i / (n trail)) (the four-step method's twiddles);
+    `whole_rows`: [lead, 2, n, trail] planes. A run that no vector of 8 or more divides is taken in whole
+    vectors of the native width, read from the longer rows it was sliced from where it was (_widened), else
+    through masks at the rows' ends, and written through masks."""
+    dims = shape(source)
+    lead, trail = dims[0], dims[-1]
+    n = dims[2] if parts_first else dims[1]
+    layout = "real" if len(dims) == 3 else "parts_first" if parts_first else "planes"
+    width, run = fft_kernels.vector_width(trail, kernels.lanes)
+    source = (_widened(source, run) if run != trail else None) or source
+    radices = _radices(n)
+    table = _twiddle_table(fft_kernels.stages(radices), sign)
+    if twiddled:
+        cos, sin = _unit(np.arange(n)[:, None] * np.arange(run)[None, :], n * trail)
+        table = np.concatenate([table, np.stack([cos, sign * sin], 1).reshape(-1)])
+    kernel = fft_kernels.Kernel(lead, n, shape(source)[-1], trail, run, width, radices, sign, scale, layout, len(table),
+                                twiddled, whole_rows)
+    planes, scratch = (tensor(d, element(source)) for d in ([lead, 2, n, trail] if whole_rows else [lead, n, 2, trail],
+                                                             [lead, n, 2, run]))
+    symbol = kernel.symbol()
+    results = kernels.call(symbol, lambda: fft_kernels.stages_executable(symbol, kernel),
+                           [source, _matrix(table, element(source))], [planes, scratch][:1 + kernel.scratch_result()])
+    return results[0]
+
+
+def _widened(source, run: int):
+    """Where `source` is a reshape of the leading `trail` positions of longer rows (at least `run`) and
+    keeps its last dim (an RFFT's leading terms, read by the next axis), those rows reshaped alike; else
+    None. The kernel reads them in place of a copy of the slice."""
+    reshaped = source.owner if isinstance(source, ir.OpResult) else None
+    if reshaped is None or reshaped.name != "stablehlo.reshape":
+        return None
+    sliced = reshaped.operands[0].owner if isinstance(reshaped.operands[0], ir.OpResult) else None
+    if sliced is None or sliced.name != "stablehlo.slice":
+        return None
+    rows = shape(sliced.operands[0])
+    cut = shape(sliced.results[0])
+    if (i64s(sliced, "start_indices", []) != [0] * len(rows) or set(i64s(sliced, "strides", [])) != {1}
+            or cut[:-1] != rows[:-1] or rows[-1] < run or shape(source)[-1] != cut[-1]):
+        return None
+    return reshape(sliced.operands[0], shape(source)[:-1] + [rows[-1]])
+
+
 def _twiddled_transpose(planes, sign: int):
     """[lead, n1, 2, n2] column transforms times w^(k1 n2), w = exp(sign 2 pi i / (n1 n2)), as
     [lead, n2, 2, n1] planes: the four-step method's middle step."""
@@ -375,19 +446,24 @@ def _i64(value: int):
     return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), value)
 
 
-def _staged_axis(x, dim: int, inverse: bool) -> _Planes:
-    """The DFT (inverse: scaled by 1/length) along `dim` of x (complex, planes, or real), as stages."""
+def _staged_axis(x, dim: int, inverse: bool, kernels=None) -> _Planes:
+    """The DFT (inverse: scaled by 1/length) along `dim` of x (complex, planes, or real), as stages
+    (with `kernels`, see _kernel_stages)."""
     dims = _dims(x)
     lead, length, trail = int(np.prod(dims[:dim])), dims[dim], _trail(x, dim)
     sign, scale = (1, 1.0 / length) if inverse else (-1, 1.0)
     if trail >= _VECTOR:
-        return _Planes(_stages(*_rows(x, lead, length, trail), sign, scale), dims, trail)
+        source = _rows(x, lead, length, trail)
+        if _kernel_source(kernels, source[0]):
+            return _Planes(_kernel_stages(kernels, *source, sign, scale), dims, trail)
+        return _Planes(_stages(*source, sign, scale), dims, trail)
     if trail > 1:  # the axis goes last, and comes back, as complex values
         perm = [d for d in range(len(dims)) if d != dim] + [dim]
-        moved = _staged_axis(transpose(_as_complex(x), perm), len(dims) - 1, inverse)
+        moved = _staged_axis(transpose(_as_complex(x), perm), len(dims) - 1, inverse, kernels)
         return _planes(transpose(_as_complex(moved), list(np.argsort(perm))))
     n1, n2 = _split(length)
-    return _Planes(_four_step(*_rows(x, lead, n1, n2), sign, scale), dims, n1)
+    values, inner = _four_step(*_rows(x, lead, n1, n2), sign, scale, kernels)
+    return _Planes(values, dims, inner)
 
 
 def _leading_terms(planes: _Planes, count: int) -> _Planes:
@@ -396,18 +472,27 @@ def _leading_terms(planes: _Planes, count: int) -> _Planes:
     return _Planes(slice_to(runs, shape(runs)[:2] + [count]), planes.dims[:-1] + [count], count)
 
 
-def _four_step(source, parts_first: bool, sign: int, scale: float):
+def _four_step(source, parts_first: bool, sign: int, scale: float, kernels=None) -> tuple[object, int]:
     """The transforms of length n1 n2 of a stage's source (see _pieces), [lead, n1, (2,) n2], read by rows:
-    the columns' stages, twiddles and a transpose, then the rows' stages; [lead, k2, 2, k1] planes, the
-    term k = k1 + n1 k2 at (k2, k1)."""
-    columns = _stages(source, parts_first, sign, 1.0)
-    return _stages(_twiddled_transpose(columns, sign), False, sign, scale)
+    the columns' stages, twiddles and a transpose, then the rows' stages; (planes, their runs): the term
+    k = k1 + n1 k2 at (k2, k1) of [lead, k2, 2, k1] planes (runs of n1), or through kernels (see
+    _kernel_stages) at (k2, k1) of [lead, 2, k2, k1] (runs of n1 n2, whole rows: the kernel writes them so
+    at no cost, where a transpose after it would be a pass over the data), the twiddles multiplied by the
+    columns' kernel and the transpose a plain one."""
+    n1, n2 = shape(source)[1 + parts_first], shape(source)[-1]
+    if not _kernel_source(kernels, source):
+        columns = _stages(source, parts_first, sign, 1.0)
+        return _stages(_twiddled_transpose(columns, sign), False, sign, scale), n1
+    columns = _kernel_stages(kernels, source, parts_first, sign, 1.0, twiddled=True)
+    return _kernel_stages(kernels, transpose(columns, [0, 3, 2, 1]), False, sign, scale, whole_rows=True), n1 * n2
 
 
-def _pairs_transform(pairs, lead: int, length: int, sign: int, scale: float) -> _Planes:
+def _pairs_transform(pairs, lead: int, length: int, sign: int, scale: float, kernels=None) -> _Planes:
     """The transforms of [lead, length] complex values given as pairs of reals (in any shape): planes."""
     n1, n2 = _split(length)
-    return _Planes(_four_step(*_rows(_Planes(pairs, [lead, length], 1), lead, n1, n2), sign, scale), [lead, length], n1)
+    source = _rows(_Planes(pairs, [lead, length], 1), lead, n1, n2)
+    values, inner = _four_step(*source, sign, scale, kernels)
+    return _Planes(values, [lead, length], inner)
 
 
 # A real transform of even length N is one of N/2 complex values, z[m] = x[2m] + i x[2m+1], and back: the
@@ -433,18 +518,18 @@ def _half_matrices(length: int, count: int, sign: int) -> tuple[np.ndarray, np.n
     return _parts_matrix((1 + sin) / 2, -cos / 2), _parts_matrix((1 - sin) / 2, cos / 2)
 
 
-def _real_forward(x, length: int) -> _Planes:
+def _real_forward(x, length: int, kernels=None) -> _Planes:
     """RFFT of real x along its last dim (even `length`): the first length/2 + 1 terms, as pairs."""
     dims = shape(x)
     lead, half = int(np.prod(dims[:-1])), length // 2
-    spectrum = reshape(_regroup(_pairs_transform(x, lead, half, -1, 1.0), 1).values, [lead, half, 2])  # Z[k]
+    spectrum = reshape(_regroup(_pairs_transform(x, lead, half, -1, 1.0, kernels), 1).values, [lead, half, 2])  # Z[k]
     wrapped = one("stablehlo.concatenate", tensor([lead, half + 1, 2], element(x)), spectrum,
                   strided_slice(spectrum, [0, 0, 0], [lead, 1, 2], [1] * 3), dimension=_i64(1))  # Z[k mod half]
     pairs = _with_mirrored([_part(wrapped, p, 2) for p in range(2)], *_half_matrices(length, half + 1, -1))
     return _Planes(pairs, dims[:-1] + [half + 1], 1)
 
 
-def _real_inverse(x, length: int, words: bool):
+def _real_inverse(x, length: int, words: bool, kernels=None):
     """IRFFT along the last dim (even `length`) of its length/2 + 1 leading terms (complex x or planes):
     real (with `words`, see _interleaved). The imaginary parts of the first and last terms are left out, as
     conjugate symmetry has them zero."""
@@ -459,7 +544,7 @@ def _real_inverse(x, length: int, words: bool):
     # Z[k] for k <= half, the spectrum of x's pairs and Z[half] (Z[0] again), left out after: slices of the
     # terms before it had IREE copy each of them
     spectrum = slice_to(_with_mirrored([_part(values, p, axis) for p in range(2)], direct, crossed), [lead, half, 2])
-    planes = _pairs_transform(spectrum, lead, half, 1, 1.0 / half)
+    planes = _pairs_transform(spectrum, lead, half, 1, 1.0 / half, kernels)
     return _bitcast(_interleaved(planes, words), tensor(dims[:-1] + [length], element(planes.values)))
 
 
@@ -480,11 +565,11 @@ def _trail(x, dim: int) -> int:
     return int(np.prod(_dims(x)[dim + 1:]))
 
 
-def _complex_axis(x, dim: int, length: int, inverse: bool):
+def _complex_axis(x, dim: int, length: int, inverse: bool, kernels=None):
     """The DFT (inverse: scaled) of complex x (or planes) along `dim`: planes from stages where they apply,
     else a complex tensor from a DFT matrix product."""
     if _staged_along(x, dim, length):
-        return _staged_axis(x, dim, inverse)
+        return _staged_axis(x, dim, inverse, kernels)
     x = _as_complex(x)
     return _join(*_complex_dft(*complex_parts(x), dim, length, inverse), x.type)
 
@@ -516,9 +601,9 @@ def _transposed_as_words(op, result, words: bool):
     return transpose(_bitcast(moved, tensor(shape(moved), kind)), [int(d) for d in np.argsort(perm)])
 
 
-def expand(op, words: bool = True):
+def expand(op, words: bool = True, kernels: KernelCalls | None = None):
     """The fft's result computed by stages or DFT matrix products, an axis at a time; `words`: see
-    _interleaved."""
+    _interleaved; `kernels`: the calls of llvm-cpu kernels the stages run as, where given."""
     x = op.operands[0]
     lengths, kind = i64s(op, "fft_length", []), enum_name(op, "fft_type")
     rank = len(shape(x))
@@ -527,27 +612,27 @@ def expand(op, words: bool = True):
     if kind in ("FFT", "IFFT"):
         x, dims, perm = _untransposed(x, dims)
         for dim, n in dims:
-            x = _complex_axis(x, dim, n, kind == "IFFT")
+            x = _complex_axis(x, dim, n, kind == "IFFT", kernels)
         x = _as_complex(x, words)
         return _transposed_as_words(op, x, words) if perm is None else transpose(x, perm)
     if kind == "RFFT":
         if length % 2 == 0 and _staged_along(x, last, length // 2):
-            x = _real_forward(x, length)
+            x = _real_forward(x, length, kernels)
         elif _staged_along(x, last, length):
-            x = _leading_terms(_staged_axis(x, last, False), length // 2 + 1)
+            x = _leading_terms(_staged_axis(x, last, False, kernels), length // 2 + 1)
         else:
             re, im = _real_dft(x, length)
             x = _join(re, im, tensor(shape(re), ir.ComplexType.get(element(re))))
         for dim, n in dims[:-1]:
-            x = _complex_axis(x, dim, n, False)
+            x = _complex_axis(x, dim, n, False, kernels)
         return _transposed_as_words(op, _as_complex(x, words), words)
     for dim, n in dims[:-1]:
-        x = _complex_axis(x, dim, n, True)
+        x = _complex_axis(x, dim, n, True, kernels)
     if length % 2 == 0 and _staged_along(x, last, length // 2):
-        return _real_inverse(x, length, words)
+        return _real_inverse(x, length, words, kernels)
     x = _as_complex(x)
     if _staged_along(x, last, length):
-        return _real_part(_staged_axis(_hermitian_completion(x, length), last, True))
+        return _real_part(_staged_axis(_hermitian_completion(x, length), last, True, kernels))
     return _hermitian_inverse(*complex_parts(x), length)
 
 
@@ -585,41 +670,49 @@ def _stages_apply(op) -> bool:
     return _staged_along(x, len(shape(x)) - 1, length)
 
 
+def _expand_all(module, matches, words: bool, cpu_kernels: bool) -> None:
+    """Expands each fft of the module that `matches` (its calls inlined first where one transforms an
+    argument), with the stages' kernels where asked for and every device target is llvm-cpu."""
+    _inline_called_ffts(module)
+    lanes = cpu_lanes(module, "f32") if cpu_kernels else None
+    kernels = None if lanes is None else KernelCalls(lanes)
+    for op in [o for o in ir.ops(module) if o.name == "stablehlo.fft" and matches(o)]:
+        replace(op, lambda fft: expand(fft, words, kernels))
+    if kernels is not None:
+        kernels.define(module)
+
+
 @register_pass
-class LegalizeFft(RewritePass):
+class LegalizeFft(Pass):
     """Rewrites stablehlo.fft forms IREE rejects (several dims, lengths not a power of two, f64) as stages or DFT matmuls."""
 
     name = "oxla-legalize-fft"
-    roots = ("stablehlo.fft",)
     i64_words: bool = dataclasses.field(default=True, metadata={
         "help": "write f32 results as i64 words of their parts (false for devices without 64-bit integers)"})
     iree_forms: bool = dataclasses.field(default=False, metadata={
         "help": "rewrite the forms IREE lowers itself too (true where its lowering is wrong: Vulkan)"})
 
+    cpu_kernels: bool = dataclasses.field(default=True, metadata={
+        "help": "run each axis's stages as one dispatch where every device target is llvm-cpu"})
+
     def matches(self, op) -> bool:
         return _lengths_fit(op) and (self.iree_forms or not iree_lowers(op))
 
     def run(self, module) -> None:
-        _inline_called_ffts(module)
-        super().run(module)
-
-    def rewrite(self, op) -> None:
-        replace(op, lambda fft: expand(fft, self.i64_words))
+        _expand_all(module, self.matches, self.i64_words, self.cpu_kernels)
 
 
 @register_pass
-class StagedFft(RewritePass):
+class StagedFft(Pass):
     """Runs the stablehlo.fft forms IREE lowers (one f32 axis, a power of two) as Stockham stages, not radix-2 passes."""
 
     name = "oxla-llvmcpu-staged-fft"
-    roots = ("stablehlo.fft",)
+
+    cpu_kernels: bool = dataclasses.field(default=True, metadata={
+        "help": "run each axis's stages as one dispatch (this pass runs on llvm-cpu targets only)"})
 
     def matches(self, op) -> bool:
         return _lengths_fit(op) and iree_lowers(op) and _stages_apply(op)
 
     def run(self, module) -> None:
-        _inline_called_ffts(module)
-        super().run(module)
-
-    def rewrite(self, op) -> None:
-        replace(op, expand)
+        _expand_all(module, self.matches, True, self.cpu_kernels)

@@ -35,6 +35,7 @@
 // CHECK-NEXT:   --oxla-legalize-fft{{ +}}- Rewrites stablehlo.fft forms IREE rejects (several dims, lengths not a power of two, f64) as stages or DFT matmuls.
 // CHECK-NEXT:       i64-words=<bool> (default true) - write f32 results as i64 words of their parts (false for devices without 64-bit integers)
 // CHECK-NEXT:       iree-forms=<bool> (default false) - rewrite the forms IREE lowers itself too (true where its lowering is wrong: Vulkan)
+// CHECK-NEXT:       cpu-kernels=<bool> (default true) - run each axis's stages as one dispatch where every device target is llvm-cpu
 // CHECK-NEXT:   --oxla-legalize-lapack-calls{{ +}}- Rewrites JAX's LAPACK calls (trsm, potrf, getrf, geqrf, orgqr/ungqr, gehrd, syevd, heevd, gesdd) as StableHLO.
 // CHECK-NEXT:   --oxla-legalize-select-and-scatter{{ +}}- Rewrites stablehlo.select_and_scatter (which IREE does not lower) as reduce_window + scatter.
 // CHECK-NEXT:   --oxla-legalize-sort-constants{{ +}}- Passes the dense constant operands of each stablehlo.sort through an optimization_barrier.
@@ -75,6 +76,7 @@
 // CHECK-NEXT:   --oxla-llvmcpu-split-whole-reductions{{ +}}- Reduces a whole tensor to one value through partial results of its rows, which threads share.
 // CHECK-NEXT:       min-elements=<int> (default 262144)
 // CHECK-NEXT:   --oxla-llvmcpu-staged-fft{{ +}}- Runs the stablehlo.fft forms IREE lowers (one f32 axis, a power of two) as Stockham stages, not radix-2 passes.
+// CHECK-NEXT:       cpu-kernels=<bool> (default true) - run each axis's stages as one dispatch (this pass runs on llvm-cpu targets only)
 // CHECK-NEXT:   --oxla-llvmcpu-strided-slice-bitcasts{{ +}}- Reads slices strided along their innermost dimension as words of a group of elements each.
 // CHECK-NEXT:   --oxla-llvmcpu-transpose-steps{{ +}}- Steps element-wise dispatches that read an operand transposed by square blocks, as IREE steps a transpose.
 // CHECK-NEXT:   --oxla-llvmcpu-unflatten-gathers{{ +}}- Gives gathers IREE collapsed into one loop their loops back, so their rows load as vectors.

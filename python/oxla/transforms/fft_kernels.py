@@ -1,0 +1,363 @@
+"""An FFT axis's Stockham stages as one CPU dispatch, each stage a butterfly (oxla-legalize-fft on llvm-cpu).
+
+fft.py's stages are element-wise expressions, one dispatch and one pass over the data each, in which every
+output element sums radix x 2 products of the stage's inputs with a table (32 multiply-adds per complex
+result of a radix-4 stage). Where every device target is an llvm-cpu one, an axis's stages run in this
+kernel instead: the same stages in the same order, each as butterflies, the inputs times their twiddle
+factors, then the radix's DFT by sums and differences (radix 2 and 4; about 7 operations per complex result
+of radix 4) or, for an odd prime p, from the sums and differences of the inputs k and p - k (cosines and
+sines are symmetric), so that each is computed once for all outputs.
+
+The data are planes, [lead, n, 2, trail]: the axis (n), then the real and the imaginary part of a run of
+`trail` elements, which the vectors run along (the transforms are independent along it). A workgroup takes
+one lead index and a block of the run; the stages alternate between the result and a scratch result, so
+that the last one writes the result. The first stage reads the source as it comes: planes, planes with the
+parts first ([lead, 2, n, trail]), or real values ([lead, n, trail]).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from oxla.transforms.kernel_text import FOOTER, executable_header
+
+SOURCES = ("planes", "parts_first", "real")
+_BLOCK_VECTORS = 4  # vectors of a run a workgroup takes at most
+_LOCAL_BYTES = 16384  # the most scratch a workgroup keeps on its stack (IREE's CPU limit is 32 KiB)
+_WORKGROUP_ELEMENTS = 4096  # complex elements a workgroup takes at most where it takes several lead indices
+
+
+class Kernel(NamedTuple):
+    """What a stages kernel does: transforms of length n over lead x `run` positions of the source's rows
+    of `trail` into the result's of `result_trail` (a row shorter than the run is read as zeros past its
+    end and written up to it), in vectors of `width` f32, by stages of `radices`, the exponent's `sign`,
+    the last stage's results times `scale`; its source one of SOURCES; `table` the twiddle table's length
+    (see `stages`); where `twiddled`, the results (k, t) also times the table's last n x 2 x run entries
+    (cos then sin of each k's row); where `whole_rows`, the result is [lead, 2, n, result_trail], else
+    [lead, n, 2, result_trail]."""
+
+    lead: int
+    n: int
+    trail: int
+    result_trail: int
+    run: int
+    width: int
+    radices: list[int]
+    sign: int
+    scale: float
+    source: str
+    table: int
+    twiddled: bool
+    whole_rows: bool
+
+    def block(self) -> int:
+        """The positions of the run one workgroup takes: the most vectors, up to _BLOCK_VECTORS, that divide
+        it and whose planes fit _LOCAL_BYTES, or where not even one vector's do, the most that divide it
+        (the planes of one vector of a long transform are rows far apart, which share cache sets: fft2 of
+        c64[8,256,256] along its rows 0.58 ms in blocks of 4 vectors, 0.98 in blocks of one)."""
+        vectors = self.run // self.width
+        divisors = [d for d in range(1, _BLOCK_VECTORS + 1) if vectors % d == 0]
+        fits = [d for d in divisors if self.n * 2 * d * self.width * 4 <= _LOCAL_BYTES]
+        return self.width * max(fits or divisors)
+
+    def scratch_result(self) -> bool:
+        """Whether the stages alternate with a scratch result: for more than one stage, where a workgroup's
+        planes exceed _LOCAL_BYTES (else they alternate with a buffer of its own, which stays in cache)."""
+        return len(self.radices) > 1 and self.n * 2 * self.block() * 4 > _LOCAL_BYTES
+
+    def symbol(self) -> str:
+        """The kernel's name: what sets it apart from others of its module."""
+        flags = "".join(f"_{name}" for name in ("twiddled", "whole_rows") if getattr(self, name))
+        scaled = "" if self.scale == 1.0 else f"_by{round(1 / self.scale)}"
+        direction = "inverse" if self.sign > 0 else "forward"
+        sizes = "x".join(map(str, (self.lead, self.n, self.trail, self.run, self.result_trail)))
+        return f"oxla_f32_fft_{self.source}_{direction}{scaled}{flags}_{sizes}"
+
+
+class Stage(NamedTuple):
+    """A stage: its radix, the transforms' length before it (span), and where its twiddles start in the
+    table (None for span 1, whose twiddles are all 1)."""
+
+    radix: int
+    span: int
+    offset: int | None
+
+
+def stages(radices: list[int]) -> list[Stage]:
+    """The stages of `radices` in order, with the table's layout: each twiddled stage's factors w^(k s) for
+    s < span, 0 < k < radix, as (cos, sin) pairs in that order."""
+    out, span, offset = [], 1, 0
+    for radix in radices:
+        out.append(Stage(radix, span, offset if span > 1 else None))
+        if span > 1:
+            offset += span * (radix - 1) * 2
+        span *= radix
+    return out
+
+
+def vector_width(trail: int, lanes: int) -> tuple[int, int]:
+    """(vector width, run length): the widest power of two up to `lanes` dividing the run, where that is
+    at least 8 (or lanes); else the run padded to whole vectors of lanes."""
+    width = min(lanes, trail & -trail)
+    if width >= min(8, lanes):
+        return width, trail
+    return lanes, -(-trail // lanes) * lanes
+
+
+def _leads_together(lead: int, elements: int) -> int:
+    """How many lead indices a workgroup takes: the most, dividing `lead`, whose `elements` each add up to
+    at most _WORKGROUP_ELEMENTS (so that small transforms do not pay a workgroup each)."""
+    return max(d for d in range(1, lead + 1) if lead % d == 0 and (d == 1 or d * elements <= _WORKGROUP_ELEMENTS))
+
+
+def _f32(value: float) -> str:
+    """An f32 constant's text, exact."""
+    return repr(float(np.float32(value)))
+
+
+class _Lines:
+    """The kernel's lines, with fresh SSA names, and its constants pooled at the function's top."""
+
+    def __init__(self, width: int):
+        self.width = width
+        self.vector = f"vector<{width}xf32>"
+        self.lines: list[str] = []
+        self.constants: dict[str, str] = {}
+        self.count = 0
+
+    def value(self, text: str) -> str:
+        """A line defining a fresh value as `text`; its name."""
+        name = f"%v{self.count}"
+        self.count += 1
+        self.lines.append(f"{name} = {text}")
+        return name
+
+    def index(self, n: int) -> str:
+        """The index constant n."""
+        return self._constant(f"%i{n}", f"arith.constant {n} : index")
+
+    def splat(self, x: float) -> str:
+        """A vector of the f32 x."""
+        text = _f32(x)
+        return self._constant(f"%k{len(self.constants)}", f"arith.constant dense<{text}> : {self.vector}", text)
+
+    def _constant(self, name: str, text: str, key: str | None = None) -> str:
+        key = key or name
+        if key not in self.constants:
+            self.constants[key] = name
+            self.lines.insert(0, f"{name} = {text}")
+        return self.constants[key]
+
+    def op(self, name: str, *operands: str) -> str:
+        """An element-wise vector op's result."""
+        return self.value(f"{name} {', '.join(operands)} : {self.vector}")
+
+    def add(self, x, y):
+        return tuple(self.op("arith.addf", a, b) for a, b in zip(x, y))
+
+    def sub(self, x, y):
+        return tuple(self.op("arith.subf", a, b) for a, b in zip(x, y))
+
+    def scaled(self, x, factor: str):
+        return tuple(self.op("arith.mulf", a, factor) for a in x)
+
+    def twiddled(self, x, cos: str, sin: str):
+        """x (re, im) times cos + i sin."""
+        re = self.op("vector.fma", x[0], cos, self.op("arith.negf", self.op("arith.mulf", x[1], sin)))
+        return re, self.op("vector.fma", x[0], sin, self.op("arith.mulf", x[1], cos))
+
+    def plus_i(self, x, y, sign: int):
+        """x + sign * i * y."""
+        if sign > 0:
+            return self.op("arith.subf", x[0], y[1]), self.op("arith.addf", x[1], y[0])
+        return self.op("arith.addf", x[0], y[1]), self.op("arith.subf", x[1], y[0])
+
+    def combination(self, first, terms):
+        """first (or nothing) plus the sum of value * coefficient over terms (value, f32), per part."""
+        parts = []
+        for p in range(2):
+            total = None if first is None else first[p]
+            for value, coefficient in terms:
+                factor = self.splat(coefficient)
+                total = (self.op("arith.mulf", value[p], factor) if total is None
+                         else self.op("vector.fma", value[p], factor, total))
+            parts.append(total)
+        return tuple(parts)
+
+
+def _butterfly(lines: _Lines, x: list, sign: int) -> list:
+    """The DFT of the complex values x (radix len(x)) with the exponent's `sign`."""
+    p = len(x)
+    if p == 2:
+        return [lines.add(x[0], x[1]), lines.sub(x[0], x[1])]
+    if p == 4:
+        a, b = lines.add(x[0], x[2]), lines.sub(x[0], x[2])
+        c, d = lines.add(x[1], x[3]), lines.sub(x[1], x[3])
+        return [lines.add(a, c), lines.plus_i(b, d, sign), lines.sub(a, c), lines.plus_i(b, d, -sign)]
+    half = (p - 1) // 2
+    sums = [lines.add(x[j], x[p - j]) for j in range(1, half + 1)]
+    differences = [lines.sub(x[j], x[p - j]) for j in range(1, half + 1)]
+    y = [None] * p
+    y[0] = x[0]
+    for s in sums:
+        y[0] = lines.add(y[0], s)
+    for k in range(1, half + 1):
+        angles = [2 * math.pi * j * k / p for j in range(1, half + 1)]
+        even = lines.combination(x[0], list(zip(sums, np.cos(angles))))
+        odd = lines.combination(None, list(zip(differences, np.sin(angles))))
+        y[k], y[p - k] = lines.plus_i(even, odd, sign), lines.plus_i(even, odd, -sign)
+    return y
+
+
+class _Memref(NamedTuple):
+    """A buffer a stage reads or writes: its name, type and layout (one of SOURCES; "parts_first" for a result
+    in whole rows), whether it is the workgroup's own scratch ([n, 2, block], indexed by the position in the
+    block) rather than a binding ([lead, ...], by the lead index and the position in the run), and whether
+    its rows end within a vector (read and written through masks)."""
+
+    name: str
+    type: str
+    layout: str = "planes"
+    local: bool = False
+    masked: bool = False
+
+
+def _at(memref: _Memref, row: str, part: str | None, position: str) -> str:
+    """The indices of element `position` of `row` (its `part`, unless the layout is real) in `memref`."""
+    lead = "" if memref.local else "%l, "
+    if memref.layout == "real":
+        return f"{lead}{row}, {position}"
+    if memref.layout == "parts_first":
+        return f"{lead}{part}, {row}, {position}"
+    return f"{lead}{row}, {part}, {position}"
+
+
+def _load(lines: _Lines, memref: _Memref, row: str, positions: tuple[str, str]):
+    """The complex vector at `row` of `memref` from run position (in the block, in the run) `positions`."""
+    position = positions[0] if memref.local else positions[1]
+
+    def part(p):
+        at = _at(memref, row, None if p is None else lines.index(p), position)
+        if memref.masked:
+            return lines.value(f"vector.transfer_read {memref.name}[{at}], %pad : {memref.type}, {lines.vector}")
+        return lines.value(f"vector.load {memref.name}[{at}] : {memref.type}, {lines.vector}")
+    return (part(None), lines.splat(0.0)) if memref.layout == "real" else (part(0), part(1))
+
+
+def _store(lines: _Lines, memref: _Memref, row: str, positions: tuple[str, str], value) -> None:
+    """Lines storing the complex vector `value` at `row` of `memref` (see _load)."""
+    position = positions[0] if memref.local else positions[1]
+    for p in range(2):
+        at = _at(memref, row, lines.index(p), position)
+        if memref.masked:
+            lines.lines.append(f"vector.transfer_write {value[p]}, {memref.name}[{at}] : {lines.vector}, {memref.type}")
+        else:
+            lines.lines.append(f"vector.store {value[p]}, {memref.name}[{at}] : {memref.type}, {lines.vector}")
+
+
+def _affine(lines: _Lines, x: str, factor: int, plus: str) -> str:
+    """x * factor + plus, of indices."""
+    product = lines.value(f"arith.muli {x}, {lines.index(factor)} : index")
+    return lines.value(f"arith.addi {product}, {plus} : index")
+
+
+def _row_factors(lines: _Lines, table: str, offset: int, trail: int, row: str, position: str) -> list[str]:
+    """The vectors of cos and sin of result `row` from run position `position` in the table's factors at
+    `offset` ([n, 2, trail])."""
+    first = lines.value(f"arith.addi {_affine(lines, row, 2 * trail, lines.index(offset))}, {position} : index")
+    second = lines.value(f"arith.addi {first}, {lines.index(trail)} : index")
+    return [lines.value(f"vector.load %table[{at}] : {table}, {lines.vector}") for at in (first, second)]
+
+
+def _stage(lines: _Lines, q: int, stage: Stage, kernel: Kernel, source: _Memref, target: _Memref, table: str,
+           final: bool) -> None:
+    """Stage q's loops: for each group g and position s in the span, the radix inputs at rows
+    k (n / radix) + g span + s, twiddled by w^(k s), w = exp(sign 2 pi i / (radix span)), through the
+    butterfly into rows g radix span + k span + s; the `final` stage's results times the kernel's scale and,
+    where it is twiddled, the table's factors of each result."""
+    radix, span, offset = stage
+    n, vector = kernel.n, lines.vector
+    groups = n // (radix * span)
+    lines.lines += [f"scf.for %g{q} = %i0 to {lines.index(groups)} step %i1 {{",
+                    f"scf.for %s{q} = %i0 to {lines.index(span)} step %i1 {{"]
+    base_in = _affine(lines, f"%g{q}", span, f"%s{q}")
+    base_out = _affine(lines, f"%g{q}", radix * span, f"%s{q}")
+    rows_in = [base_in] + [lines.value(f"arith.addi {base_in}, {lines.index(k * groups * span)} : index")
+                           for k in range(1, radix)]
+    rows_out = [base_out] + [lines.value(f"arith.addi {base_out}, {lines.index(k * span)} : index")
+                             for k in range(1, radix)]
+    factors = []
+    if offset is not None:
+        first = _affine(lines, f"%s{q}", 2 * (radix - 1), lines.index(offset))
+        for k in range(1, radix):
+            pair = []
+            for p in range(2):
+                at = lines.value(f"arith.addi {first}, {lines.index(2 * (k - 1) + p)} : index")
+                scalar = lines.value(f"memref.load %table[{at}] : {table}")
+                pair.append(lines.value(f"vector.broadcast {scalar} : f32 to {vector}"))
+            factors.append(pair)
+    lines.lines.append(f"scf.for %e{q} = %i0 to %block step {lines.index(lines.width)} {{")
+    positions = (f"%e{q}", lines.value(f"arith.addi %first, %e{q} : index"))
+    x = [_load(lines, source, row, positions) for row in rows_in]
+    if factors:
+        x = [x[0]] + [lines.twiddled(value, *pair) for value, pair in zip(x[1:], factors)]
+    y = _butterfly(lines, x, kernel.sign)
+    if final and kernel.scale != 1.0:
+        y = [lines.scaled(value, lines.splat(kernel.scale)) for value in y]
+    if final and kernel.twiddled:
+        after = kernel.table - 2 * n * kernel.run
+        y = [lines.twiddled(value, *_row_factors(lines, table, after, kernel.run, row, positions[1]))
+             for row, value in zip(rows_out, y)]
+    for row, value in zip(rows_out, y):
+        _store(lines, target, row, positions, value)
+    lines.lines += ["}", "}", "}"]
+
+
+def _planes(kernel: Kernel, name: str, trail: int, layout: str = "planes") -> _Memref:
+    """A binding of the kernel's lead x n transforms in `layout` (SOURCES), its rows `trail` long."""
+    dims = {"planes": [kernel.n, 2], "parts_first": [2, kernel.n], "real": [kernel.n]}[layout]
+    memref = f"memref<{'x'.join(map(str, [kernel.lead, *dims, trail]))}xf32>"
+    return _Memref(name, memref, layout, masked=trail % kernel.width != 0)
+
+
+def stages_executable(symbol: str, kernel: Kernel) -> str:
+    """The kernel's executable (see Kernel). Bindings: the source, the table, the result and, where
+    Kernel.scratch_result, a scratch result of planes."""
+    n, block = kernel.n, kernel.block()
+    source = _planes(kernel, "%in", kernel.trail, kernel.source)
+    result = _planes(kernel, "%out", kernel.result_trail, "parts_first" if kernel.whole_rows else "planes")
+    table = f"memref<{kernel.table}xf32>"
+    bindings = [("in", source.type), ("table", table), ("out", result.type)]
+    lines = _Lines(kernel.width)
+    lines.index(0), lines.index(1)
+    together = _leads_together(kernel.lead, n * block)
+    blocks = kernel.run // block
+    lines.lines += [f"%g = arith.divui %b, {lines.index(blocks)} : index",
+                    f"%r = arith.remui %b, {lines.index(blocks)} : index",
+                    f"%block = arith.constant {block} : index",
+                    "%first = arith.muli %r, %block : index",
+                    f"%lead0 = arith.muli %g, {lines.index(together)} : index",
+                    f"%lead1 = arith.addi %lead0, {lines.index(together)} : index",
+                    "%pad = arith.constant 0.0 : f32"]
+    if kernel.scratch_result():
+        scratch = _planes(kernel, "%scratch", kernel.run)
+        bindings.append(("scratch", scratch.type))
+    else:
+        scratch = _Memref("%scratch", f"memref<{n}x2x{block}xf32>", local=True)
+        lines.lines.append(f"%scratch = memref.alloca() : {scratch.type}")
+    # the result's memory, as planes until the last stage
+    view = _planes(kernel, "%out_planes", kernel.result_trail) if kernel.whole_rows else result
+    lines.lines.append("scf.for %l = %lead0 to %lead1 step %i1 {")
+    plan = stages(kernel.radices)
+    for q, stage in enumerate(plan):
+        final = q == len(plan) - 1
+        target = scratch if (len(plan) - 1 - q) % 2 == 1 else result if final else view
+        _stage(lines, q, stage, kernel, source, target, table, final)
+        source = target
+    lines.lines.append("}")
+    views = [f"%out_planes = stream.binding.subspan %out_binding[%c0] : !stream.binding -> {view.type}"]
+    return "\n".join([*executable_header(symbol, kernel.lead // together * blocks, bindings),
+                      *(views if kernel.whole_rows else []), *lines.lines, *FOOTER])

@@ -1,0 +1,119 @@
+"""The FFT stages kernel (fft_kernels.py): each source layout, result layout, radix, masked row end, scratch
+kind and vector width against numpy, that llvm-cpu programs take it and others do not, and its plan."""
+
+import numpy as np
+import pytest
+
+from oxla import ir, runtime, transforms
+from oxla.pipelines import compile
+from oxla.transforms import fft_kernels
+
+from test_legalize_fft import _input, _program
+
+# name, fft type, input shape, lengths, numpy reference, input dtype; what each takes is in its comment
+CASES = [
+    # rows of 128 as planes (radix 3 among 4, 4, 2, 3), then 128 as the four-step's twiddled columns
+    # (parts first) and rows in whole rows
+    ("fft2_96x128", "FFT", (2, 96, 128), [96, 128], np.fft.fft2, np.complex64),
+    ("ifft2_96x128", "IFFT", (2, 96, 128), [96, 128], np.fft.ifft2, np.complex64),
+    # radices 5 (1000 = 4 2 5 5 5) and 7, 11, 13
+    ("fft_1000", "FFT", (3, 1000), [1000], np.fft.fft, np.complex64),
+    ("fft_1001", "FFT", (2, 1001), [1001], np.fft.fft, np.complex64),
+    # an odd real transform: its columns read from real values (81 = 9 x 9)
+    ("rfft_81", "RFFT", (3, 81), [81], np.fft.rfft, np.float32),
+    # the leading 41 terms of each row, read by the next axis from the rows they were sliced from, and a
+    # result row of 41 written through masks
+    ("rfft2_64x80", "RFFT", (2, 64, 80), [64, 80], np.fft.rfft2, np.float32),
+    ("irfft2_64x80", "IRFFT", (2, 64, 41), [64, 80], lambda x: np.fft.irfft2(x, (64, 80)), np.complex64),
+    # rows of 12 (a DFT matrix's result) read and written through masks along the axis of 64
+    ("fft2_64x12", "FFT", (3, 64, 12), [64, 12], np.fft.fft2, np.complex64),
+    # a transform of 8 x 8 for 4096 rows: many rows to a workgroup, its scratch its own
+    ("rfft2_channels", "RFFT", (16, 64, 64), [64, 64], np.fft.rfft2, np.float32),
+    # one stage only (no scratch): 81 along the rows of a 2-D transform, trail 16
+    ("fft2_81x16", "FFT", (2, 81, 16), [81, 16], np.fft.fft2, np.complex64),
+    # a long axis whose planes exceed a workgroup's own scratch: a scratch result
+    ("fft2_512x32", "FFT", (1, 512, 32), [512, 32], np.fft.fft2, np.complex64),
+    ("fft_4096", "FFT", (2, 4096), [4096], np.fft.fft, np.complex64),
+    ("irfft_1024", "IRFFT", (3, 513), [1024], lambda x: np.fft.irfft(x, 1024), np.complex64),
+]
+# chips whose vectors are 64, 32 and 16 bytes; the narrower two on the cases named here
+NARROW = ["fft2_96x128", "fft_1001", "rfft2_64x80", "fft2_64x12"]
+
+
+def _params():
+    cases = [pytest.param(*case, "host", id=f"{case[0]}-host") for case in CASES]
+    named = {case[0]: case for case in CASES}
+    return cases + [pytest.param(*named[name], chip, id=f"{name}-{chip}") for name in NARROW
+                    for chip in ("x86-64-v3", "generic")]
+
+
+def _kernels(src: str, **options) -> list[str]:
+    """The FFT stages kernels the program's llvm-cpu compile dispatches."""
+    text = ir.to_text(compile(src, compile_to="input", **options))
+    return sorted(set(word.split("::")[0] for word in text.split("flow.dispatch @")[1:]
+                      if word.startswith("oxla_f32_fft_")))
+
+
+@pytest.mark.parametrize("name, kind, shape, lengths, reference, dtype, chip", _params())
+def test_matches_numpy(name, kind, shape, lengths, reference, dtype, chip):
+    src = _program(kind, shape, lengths, dtype)
+    assert _kernels(src, cpu=chip), "the stages did not run as kernels"
+    x = _input(shape, dtype)
+    result = np.asarray(runtime.load(compile(src, cpu=chip)).main(x))
+    expected = reference(x.astype(np.complex128 if np.iscomplexobj(x) else np.float64))
+    np.testing.assert_allclose(result, expected, rtol=0, atol=1e-5 * max(1.0, np.abs(expected).max()))
+
+
+def test_layouts_taken():
+    """The cases above reach each source layout, masked rows, a twiddled and a whole-rows result, a scratch
+    result and one stage alone (the names say which)."""
+    names = [k for case in CASES for k in _kernels(_program(*case[1:4], case[5]))]
+    for part in ("_planes_", "_parts_first_", "_real_", "_twiddled", "_whole_rows", "_inverse_by"):
+        assert any(part in n for n in names), part
+    assert any(n.endswith("x48x33") for n in names)  # rows of 33 in a run of 48 (rfft2_64x80's 41: 48x41)
+
+
+def test_the_element_wise_stages_and_the_kernels_agree():
+    """cpu-kernels=false keeps the element-wise stages (as on other targets); both give the same values."""
+    src = _program("FFT", (2, 96, 128), [96, 128], np.complex64)
+    x = _input((2, 96, 128), np.complex64)
+    legalized = ir.parse(src)
+    transforms.run(legalized, "builtin.module(oxla-legalize-fft{cpu-kernels=false})")
+    assert "oxla_f32_fft_" not in ir.to_text(legalized)
+    element_wise = np.asarray(runtime.load(compile(ir.to_text(legalized))).main(x))
+    kernels = np.asarray(runtime.load(compile(src)).main(x))
+    np.testing.assert_allclose(kernels, element_wise, rtol=0, atol=1e-5 * np.abs(element_wise).max())
+
+
+def test_other_targets_keep_the_element_wise_stages():
+    src = _program("FFT", (3, 1000), [1000], np.complex64)
+    assert _kernels(src)
+    assert not _kernels(src, target="vulkan-spirv")
+
+
+def test_the_stage_plan():
+    """Each stage's span is the product of the radices before it; the table holds (cos, sin) for every
+    s < span and 0 < k < radix of the twiddled stages, in order."""
+    plan = fft_kernels.stages([4, 4, 2, 3])
+    assert [(s.radix, s.span) for s in plan] == [(4, 1), (4, 4), (2, 16), (3, 32)]
+    assert [s.offset for s in plan] == [None, 0, 4 * 3 * 2, 4 * 3 * 2 + 16 * 1 * 2]
+
+
+@pytest.mark.parametrize("trail, lanes, expected", [(256, 16, (16, 256)), (8, 16, (8, 8)), (12, 16, (16, 16)),
+                                                    (33, 16, (16, 48)), (125, 8, (8, 128)), (12, 4, (4, 12))])
+def test_vector_width(trail, lanes, expected):
+    assert fft_kernels.vector_width(trail, lanes) == expected
+
+
+def _kernel(lead, n, run, radices):
+    return fft_kernels.Kernel(lead, n, run, run, run, 16, radices, -1, 1.0, "planes", 1, False, False)
+
+
+def test_blocks_and_scratch():
+    """A workgroup takes up to four vectors whose planes fit its own scratch; a long transform's planes
+    take a scratch result, in blocks of four vectors."""
+    small = _kernel(64, 32, 32, [4, 4, 2])
+    assert (small.block(), small.scratch_result()) == (32, False)
+    long = _kernel(8, 256, 256, [4, 4, 4, 4])
+    assert (long.block(), long.scratch_result()) == (64, True)
+    assert not _kernel(8, 256, 256, [256]).scratch_result()  # one stage writes the result only
