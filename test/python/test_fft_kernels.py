@@ -1,5 +1,6 @@
-"""The FFT stages kernel (fft_kernels.py): each source layout, result layout, radix, masked row end, scratch
-kind and vector width against numpy, that llvm-cpu programs take it and others do not, and its plan."""
+"""The FFT kernels (fft_kernels.py), stages and an RFFT's halves: each source layout, result layout, radix,
+masked row end, scratch kind and vector width against numpy, that llvm-cpu programs take them and others do
+not, and the stages' plan."""
 
 import numpy as np
 import pytest
@@ -34,10 +35,17 @@ CASES = [
     # a long axis whose planes exceed a workgroup's own scratch: a scratch result
     ("fft2_512x32", "FFT", (1, 512, 32), [512, 32], np.fft.fft2, np.complex64),
     ("fft_4096", "FFT", (2, 4096), [4096], np.fft.fft, np.complex64),
+    # an RFFT's halves taken apart (forward) and joined (inverse: from pairs, and from the planes of the
+    # axis before), and a row of 500 halves (no vector of 8 divides it) taken apart element-wise
+    ("rfft_1024", "RFFT", (3, 1024), [1024], np.fft.rfft, np.float32),
     ("irfft_1024", "IRFFT", (3, 513), [1024], lambda x: np.fft.irfft(x, 1024), np.complex64),
+    ("rfft2_64x256", "RFFT", (2, 64, 256), [64, 256], np.fft.rfft2, np.float32),
+    ("irfft2_64x256", "IRFFT", (2, 64, 129), [64, 256], lambda x: np.fft.irfft2(x, (64, 256)), np.complex64),
+    ("rfft_1000", "RFFT", (3, 1000), [1000], np.fft.rfft, np.float32),
+    ("irfft_1000", "IRFFT", (3, 501), [1000], lambda x: np.fft.irfft(x, 1000), np.complex64),
 ]
 # chips whose vectors are 64, 32 and 16 bytes; the narrower two on the cases named here
-NARROW = ["fft2_96x128", "fft_1001", "rfft2_64x80", "fft2_64x12"]
+NARROW = ["fft2_96x128", "fft_1001", "rfft2_64x80", "fft2_64x12", "rfft_1024", "irfft2_64x256"]
 
 
 def _params():
@@ -51,7 +59,7 @@ def _kernels(src: str, **options) -> list[str]:
     """The FFT stages kernels the program's llvm-cpu compile dispatches."""
     text = ir.to_text(compile(src, compile_to="input", **options))
     return sorted(set(word.split("::")[0] for word in text.split("flow.dispatch @")[1:]
-                      if word.startswith("oxla_f32_fft_")))
+                      if word.startswith(("oxla_f32_fft_", "oxla_f32_rfft_"))))
 
 
 @pytest.mark.parametrize("name, kind, shape, lengths, reference, dtype, chip", _params())
@@ -68,7 +76,8 @@ def test_layouts_taken():
     """The cases above reach each source layout, masked rows, a twiddled and a whole-rows result, a scratch
     result and one stage alone (the names say which)."""
     names = [k for case in CASES for k in _kernels(_program(*case[1:4], case[5]))]
-    for part in ("_planes_", "_parts_first_", "_real_", "_twiddled", "_whole_rows", "_inverse_by"):
+    for part in ("_planes_", "_parts_first_", "_real_", "_twiddled", "_whole_rows", "_inverse_by", "rfft_separate_",
+                 "rfft_join_", "rfft_join_planes_"):
         assert any(part in n for n in names), part
     assert any(n.endswith("x48x33") for n in names)  # rows of 33 in a run of 48 (rfft2_64x80's 41: 48x41)
 

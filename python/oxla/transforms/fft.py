@@ -487,12 +487,13 @@ def _four_step(source, parts_first: bool, sign: int, scale: float, kernels=None)
     return _kernel_stages(kernels, transpose(columns, [0, 3, 2, 1]), False, sign, scale, whole_rows=True), n1 * n2
 
 
-def _pairs_transform(pairs, lead: int, length: int, sign: int, scale: float, kernels=None) -> _Planes:
-    """The transforms of [lead, length] complex values given as pairs of reals (in any shape): planes."""
+def _rows_transform(x: _Planes, sign: int, scale: float, kernels=None) -> _Planes:
+    """The transforms of the rows of the [lead, length] complex tensor planes hold (pairs, or runs):
+    planes."""
+    lead, length = x.dims
     n1, n2 = _split(length)
-    source = _rows(_Planes(pairs, [lead, length], 1), lead, n1, n2)
-    values, inner = _four_step(*source, sign, scale, kernels)
-    return _Planes(values, [lead, length], inner)
+    values, inner = _four_step(*_rows(x, lead, n1, n2), sign, scale, kernels)
+    return _Planes(values, x.dims, inner)
 
 
 # A real transform of even length N is one of N/2 complex values, z[m] = x[2m] + i x[2m+1], and back: the
@@ -522,7 +523,11 @@ def _real_forward(x, length: int, kernels=None) -> _Planes:
     """RFFT of real x along its last dim (even `length`): the first length/2 + 1 terms, as pairs."""
     dims = shape(x)
     lead, half = int(np.prod(dims[:-1])), length // 2
-    spectrum = reshape(_regroup(_pairs_transform(x, lead, half, -1, 1.0, kernels), 1).values, [lead, half, 2])  # Z[k]
+    z = _rows_transform(_Planes(x, [lead, half], 1), -1, 1.0, kernels)  # Z[k]
+    if z.inner == half and _halves_width(kernels, half):  # whole rows, from the kernels
+        pairs = _kernel_halves(kernels, reshape(z.values, [lead, 2, half]), half, False, False)
+        return _Planes(pairs, dims[:-1] + [half + 1], 1)
+    spectrum = reshape(_regroup(z, 1).values, [lead, half, 2])
     wrapped = one("stablehlo.concatenate", tensor([lead, half + 1, 2], element(x)), spectrum,
                   strided_slice(spectrum, [0, 0, 0], [lead, 1, 2], [1] * 3), dimension=_i64(1))  # Z[k mod half]
     pairs = _with_mirrored([_part(wrapped, p, 2) for p in range(2)], *_half_matrices(length, half + 1, -1))
@@ -535,17 +540,47 @@ def _real_inverse(x, length: int, words: bool, kernels=None):
     conjugate symmetry has them zero."""
     dims = _dims(x)
     lead, half = int(np.prod(dims[:-1])), length // 2
-    if isinstance(x, _Planes) and x.inner == half + 1:
-        values, axis = _runs(x), 1
+    runs = isinstance(x, _Planes) and x.inner == half + 1
+    if _halves_width(kernels, half) and str(_real_type(x.values if isinstance(x, _Planes) else x)) == "f32":
+        source = reshape(_runs(x), [lead, 2, half + 1]) if runs else reshape(_regroup(_planes(x), 1).values,
+                                                                            [lead, 2 * (half + 1)])
+        spectrum = _Planes(_kernel_halves(kernels, source, half, True, runs), [lead, half], half)
     else:
-        values, axis = reshape(_regroup(_planes(x), 1).values, [lead, half + 1, 2]), 2
-    crossed, direct = _half_matrices(length, half + 1, 1)  # Z = (1 + i w^-k)/2 X[k] + (1 - i w^-k)/2 conj(X[half - k])
-    direct[0, :, 1] = crossed[0, :, 1] = 0.0  # Im X[0], Im X[half]
-    # Z[k] for k <= half, the spectrum of x's pairs and Z[half] (Z[0] again), left out after: slices of the
-    # terms before it had IREE copy each of them
-    spectrum = slice_to(_with_mirrored([_part(values, p, axis) for p in range(2)], direct, crossed), [lead, half, 2])
-    planes = _pairs_transform(spectrum, lead, half, 1, 1.0 / half, kernels)
+        if runs:
+            values, axis = _runs(x), 1
+        else:
+            values, axis = reshape(_regroup(_planes(x), 1).values, [lead, half + 1, 2]), 2
+        crossed, direct = _half_matrices(length, half + 1, 1)  # Z = (1 + i w^-k)/2 X[k] + (1 - i w^-k)/2 conj(X[half - k])
+        direct[0, :, 1] = crossed[0, :, 1] = 0.0  # Im X[0], Im X[half]
+        # Z[k] for k <= half, the spectrum of x's pairs and Z[half] (Z[0] again), left out after: slices of the
+        # terms before it had IREE copy each of them
+        pairs = slice_to(_with_mirrored([_part(values, p, axis) for p in range(2)], direct, crossed), [lead, half, 2])
+        spectrum = _Planes(pairs, [lead, half], 1)
+    planes = _rows_transform(spectrum, 1, 1.0 / half, kernels)
     return _bitcast(_interleaved(planes, words), tensor(dims[:-1] + [length], element(planes.values)))
+
+
+def _halves_width(kernels: KernelCalls | None, half: int) -> int | None:
+    """The vector width of the halves kernel for N/2 = `half` terms a row, where kernels are given and a
+    vector of at least 8 (or the native width) divides the row; else None."""
+    if kernels is None:
+        return None
+    width = min(kernels.lanes, half & -half)
+    return width if width >= min(8, kernels.lanes) else None
+
+
+def _kernel_halves(kernels: KernelCalls, source, half: int, inverse: bool, planes: bool):
+    """fft_kernels.Halves's result for `source` (its layouts there) of rows of N/2 = `half` terms, with t / 2
+    computed here."""
+    lead = shape(source)[0]
+    cos, sin = _unit(np.arange(half), 2 * half)
+    table = np.stack([-sin, cos if inverse else -cos]) / 2
+    kernel = fft_kernels.Halves(lead, half, _halves_width(kernels, half), inverse, planes)
+    result = tensor([lead, 2, half] if inverse else [lead, 2 * (half + 1)], element(source))
+    symbol = kernel.symbol()
+    (out,) = kernels.call(symbol, lambda: fft_kernels.halves_executable(symbol, kernel),
+                          [source, _matrix(table, element(source))], [result])
+    return out
 
 
 def _hermitian_completion(x, length: int):
