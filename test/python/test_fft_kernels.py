@@ -35,6 +35,8 @@ CASES = [
     # a long axis whose planes exceed a workgroup's own scratch: a scratch result
     ("fft2_512x32", "FFT", (1, 512, 32), [512, 32], np.fft.fft2, np.complex64),
     ("fft_4096", "FFT", (2, 4096), [4096], np.fft.fft, np.complex64),
+    # 128 x 128: the rows' planes exceed a workgroup's own, and their result is pairs: two scratch results
+    ("fft_16384", "FFT", (1, 16384), [16384], np.fft.fft, np.complex64),
     # an RFFT's halves taken apart (forward) and joined (inverse: from pairs, and from the planes of the
     # axis before), and a row of 500 halves (no vector of 8 divides it) taken apart element-wise
     ("rfft_1024", "RFFT", (3, 1024), [1024], np.fft.rfft, np.float32),
@@ -73,11 +75,14 @@ def test_matches_numpy(name, kind, shape, lengths, reference, dtype, chip):
 
 
 def test_layouts_taken():
-    """The cases above reach each source layout, masked rows, a twiddled and a whole-rows result, a scratch
-    result and one stage alone (the names say which)."""
+    """The cases above reach each source and result layout, masked rows, a twiddled result, scratch results,
+    one stage alone and the halves kernels (the names say which)."""
     names = [k for case in CASES for k in _kernels(_program(*case[1:4], case[5]))]
-    for part in ("_planes_", "_parts_first_", "_real_", "_twiddled", "_whole_rows", "_inverse_by", "rfft_separate_",
-                 "rfft_join_", "rfft_join_planes_"):
+    for source in fft_kernels.SOURCES:
+        assert any(n.startswith(f"oxla_f32_fft_{source}_to_") for n in names), source
+    for result in fft_kernels.RESULTS:
+        assert any(f"_to_{result}_" in n for n in names), result
+    for part in ("_twiddled", "_inverse_by", "rfft_separate_", "rfft_join_", "rfft_join_planes_"):
         assert any(part in n for n in names), part
     assert any(n.endswith("x48x33") for n in names)  # rows of 33 in a run of 48 (rfft2_64x80's 41: 48x41)
 
@@ -114,15 +119,17 @@ def test_vector_width(trail, lanes, expected):
     assert fft_kernels.vector_width(trail, lanes) == expected
 
 
-def _kernel(lead, n, run, radices):
-    return fft_kernels.Kernel(lead, n, run, run, run, 16, radices, -1, 1.0, "planes", 1, False, False)
+def _kernel(lead, n, run, radices, result="planes"):
+    return fft_kernels.Kernel(lead, n, run, run, run, 16, radices, -1, 1.0, "planes", 1, False, result)
 
 
 def test_blocks_and_scratch():
-    """A workgroup takes up to four vectors whose planes fit its own scratch; a long transform's planes
-    take a scratch result, in blocks of four vectors."""
+    """A workgroup takes up to four vectors whose two planes fit its own scratch; a long transform's planes
+    take a scratch result and the result's memory, in blocks of four vectors, or two scratch results where
+    the result is pairs."""
     small = _kernel(64, 32, 32, [4, 4, 2])
-    assert (small.block(), small.scratch_result()) == (32, False)
+    assert (small.block(), small.local(), small.scratch_results()) == (32, True, 0)
     long = _kernel(8, 256, 256, [4, 4, 4, 4])
-    assert (long.block(), long.scratch_result()) == (64, True)
-    assert not _kernel(8, 256, 256, [256]).scratch_result()  # one stage writes the result only
+    assert (long.block(), long.local(), long.scratch_results()) == (64, False, 1)
+    assert _kernel(8, 256, 256, [4, 4, 4, 4], "pairs").scratch_results() == 2
+    assert _kernel(8, 256, 256, [256]).scratch_results() == 0  # one stage writes the result only

@@ -279,36 +279,53 @@ def _twiddle_table(plan: list[fft_kernels.Stage], sign: int) -> np.ndarray:
     return np.concatenate(parts[1:] or parts)
 
 
-def _kernel_source(kernels: KernelCalls | None, source) -> bool:
-    """Whether a stage source's transforms run through the kernels: where given, for f32 sources."""
-    return kernels is not None and str(element(source)) == "f32"
+def _f32(x) -> bool:
+    """Whether x (a tensor, or planes) holds f32 values or parts."""
+    return str(_real_type(x.values if isinstance(x, _Planes) else x)) == "f32"
 
 
-def _kernel_stages(kernels: KernelCalls, source, parts_first: bool, sign: int, scale: float, twiddled: bool = False,
-                   whole_rows: bool = False):
-    """_stages as one llvm-cpu dispatch of butterflies (fft_kernels) for an f32 source; `twiddled`: each
-    result (k, t) also times w^(k t), w = exp(sign 2 pi i / (n trail)) (the four-step method's twiddles);
-    `whole_rows`: [lead, 2, n, trail] planes. A run that no vector of 8 or more divides is taken in whole
-    vectors of the native width, read from the longer rows it was sliced from where it was (_widened), else
-    through masks at the rows' ends, and written through masks."""
+def _kernel_rows(x, lead: int, rows: int, trail: int) -> tuple[object, str]:
+    """(source, its fft_kernels layout) of x as `lead` x `rows` x `trail` (as _rows): a complex tensor's or
+    pairs' bytes as pairs (the kernel takes their parts apart), real x as it is, planes over whole rows
+    with their parts first, other planes regrouped."""
+    if not isinstance(x, _Planes) and not isinstance(element(x), ir.ComplexType):
+        return reshape(x, [lead, rows, trail]), "real"
+    if not isinstance(x, _Planes) or x.inner == 1:
+        return reshape(_planes(x).values, [lead, rows, trail, 2]), "pairs"
+    source, parts_first = _rows(x, lead, rows, trail)
+    return source, "parts_first" if parts_first else "planes"
+
+
+def _kernel_stages(kernels: KernelCalls, source, layout: str, sign: int, scale: float, twiddled: bool = False,
+                   result: str = "planes"):
+    """_stages as one llvm-cpu dispatch of butterflies (fft_kernels) for an f32 source in `layout` (see
+    _kernel_rows); `twiddled`: each result (k, t) also times w^(k t), w = exp(sign 2 pi i / (n trail)) (the
+    four-step method's twiddles); `result`: the layout of the result (fft_kernels.RESULTS: [lead, n, 2,
+    trail], [lead, 2, n, trail] or [lead, n, trail, 2]). A run that no vector of 8 or more divides is taken
+    in whole vectors of the native width, read from the longer rows it was sliced from where it was
+    (_widened), else through masks at the rows' ends, and written through masks."""
     dims = shape(source)
-    lead, trail = dims[0], dims[-1]
-    n = dims[2] if parts_first else dims[1]
-    layout = "real" if len(dims) == 3 else "parts_first" if parts_first else "planes"
+    lead = dims[0]
+    n, trail = (dims[2], dims[3]) if layout == "parts_first" else (dims[1], dims[2] if layout in ("pairs", "real")
+                                                                     else dims[3])
     width, run = fft_kernels.vector_width(trail, kernels.lanes)
-    source = (_widened(source, run) if run != trail else None) or source
+    if layout == "pairs":
+        source = reshape(source, [lead, n, 2 * trail])
+    elif run != trail:
+        source = _widened(source, run) or source
+    rows = shape(source)[-1] // (2 if layout == "pairs" else 1)
     radices = _radices(n)
     table = _twiddle_table(fft_kernels.stages(radices), sign)
     if twiddled:
         cos, sin = _unit(np.arange(n)[:, None] * np.arange(run)[None, :], n * trail)
         table = np.concatenate([table, np.stack([cos, sign * sin], 1).reshape(-1)])
-    kernel = fft_kernels.Kernel(lead, n, shape(source)[-1], trail, run, width, radices, sign, scale, layout, len(table),
-                                twiddled, whole_rows)
-    planes, scratch = (tensor(d, element(source)) for d in ([lead, 2, n, trail] if whole_rows else [lead, n, 2, trail],
-                                                             [lead, n, 2, run]))
+    kernel = fft_kernels.Kernel(lead, n, rows, trail, run, width, radices, sign, scale, layout, len(table), twiddled,
+                                result)
+    shapes = {"planes": [lead, n, 2, trail], "parts_first": [lead, 2, n, trail], "pairs": [lead, n, trail, 2]}
+    scratch = [tensor([lead, n, 2, run], element(source))] * kernel.scratch_results()
     symbol = kernel.symbol()
     results = kernels.call(symbol, lambda: fft_kernels.stages_executable(symbol, kernel),
-                           [source, _matrix(table, element(source))], [planes, scratch][:1 + kernel.scratch_result()])
+                           [source, _matrix(table, element(source))], [tensor(shapes[result], element(source))] + scratch)
     return results[0]
 
 
@@ -446,23 +463,23 @@ def _i64(value: int):
     return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), value)
 
 
-def _staged_axis(x, dim: int, inverse: bool, kernels=None) -> _Planes:
+def _staged_axis(x, dim: int, inverse: bool, kernels=None, pairs: bool = False) -> _Planes:
     """The DFT (inverse: scaled by 1/length) along `dim` of x (complex, planes, or real), as stages
-    (with `kernels`, see _kernel_stages)."""
+    (with `kernels`, see _kernel_stages; `pairs`: as pairs where the kernels write them, for a result)."""
     dims = _dims(x)
     lead, length, trail = int(np.prod(dims[:dim])), dims[dim], _trail(x, dim)
     sign, scale = (1, 1.0 / length) if inverse else (-1, 1.0)
+    if trail >= _VECTOR and kernels is not None and _f32(x):
+        result = "pairs" if pairs else "planes"
+        values = _kernel_stages(kernels, *_kernel_rows(x, lead, length, trail), sign, scale, result=result)
+        return _Planes(values, dims, 1 if pairs else trail)
     if trail >= _VECTOR:
-        source = _rows(x, lead, length, trail)
-        if _kernel_source(kernels, source[0]):
-            return _Planes(_kernel_stages(kernels, *source, sign, scale), dims, trail)
-        return _Planes(_stages(*source, sign, scale), dims, trail)
+        return _Planes(_stages(*_rows(x, lead, length, trail), sign, scale), dims, trail)
     if trail > 1:  # the axis goes last, and comes back, as complex values
         perm = [d for d in range(len(dims)) if d != dim] + [dim]
         moved = _staged_axis(transpose(_as_complex(x), perm), len(dims) - 1, inverse, kernels)
         return _planes(transpose(_as_complex(moved), list(np.argsort(perm))))
-    n1, n2 = _split(length)
-    values, inner = _four_step(*_rows(x, lead, n1, n2), sign, scale, kernels)
+    values, inner = _four_step(x, lead, length, sign, scale, kernels, pairs)
     return _Planes(values, dims, inner)
 
 
@@ -472,27 +489,30 @@ def _leading_terms(planes: _Planes, count: int) -> _Planes:
     return _Planes(slice_to(runs, shape(runs)[:2] + [count]), planes.dims[:-1] + [count], count)
 
 
-def _four_step(source, parts_first: bool, sign: int, scale: float, kernels=None) -> tuple[object, int]:
-    """The transforms of length n1 n2 of a stage's source (see _pieces), [lead, n1, (2,) n2], read by rows:
-    the columns' stages, twiddles and a transpose, then the rows' stages; (planes, their runs): the term
-    k = k1 + n1 k2 at (k2, k1) of [lead, k2, 2, k1] planes (runs of n1), or through kernels (see
-    _kernel_stages) at (k2, k1) of [lead, 2, k2, k1] (runs of n1 n2, whole rows: the kernel writes them so
-    at no cost, where a transpose after it would be a pass over the data), the twiddles multiplied by the
-    columns' kernel and the transpose a plain one."""
-    n1, n2 = shape(source)[1 + parts_first], shape(source)[-1]
-    if not _kernel_source(kernels, source):
-        columns = _stages(source, parts_first, sign, 1.0)
-        return _stages(_twiddled_transpose(columns, sign), False, sign, scale), n1
-    columns = _kernel_stages(kernels, source, parts_first, sign, 1.0, twiddled=True)
-    return _kernel_stages(kernels, transpose(columns, [0, 3, 2, 1]), False, sign, scale, whole_rows=True), n1 * n2
-
-
-def _rows_transform(x: _Planes, sign: int, scale: float, kernels=None) -> _Planes:
-    """The transforms of the rows of the [lead, length] complex tensor planes hold (pairs, or runs):
-    planes."""
-    lead, length = x.dims
+def _four_step(x, lead: int, length: int, sign: int, scale: float, kernels=None, pairs: bool = False
+               ) -> tuple[object, int]:
+    """The transforms of `lead` rows of `length` = n1 n2 contiguous elements of x (complex, planes, or
+    real), read as [lead, n1, n2]: the columns' stages, twiddles and a transpose, then the rows' stages;
+    (planes, their runs): the term k = k1 + n1 k2 at (k2, k1) of [lead, k2, 2, k1] planes (runs of n1), or
+    through kernels (see _kernel_stages) at (k2, k1) of [lead, 2, k2, k1] (runs of n1 n2, whole rows: the
+    kernel writes them so at no cost, where a transpose after it would be a pass over the data) or of
+    pairs where `pairs` (runs of 1), the twiddles multiplied by the columns' kernel and the transpose a
+    plain one."""
     n1, n2 = _split(length)
-    values, inner = _four_step(*_rows(x, lead, n1, n2), sign, scale, kernels)
+    if kernels is None or not _f32(x):
+        columns = _stages(*_rows(x, lead, n1, n2), sign, 1.0)
+        return _stages(_twiddled_transpose(columns, sign), False, sign, scale), n1
+    columns = _kernel_stages(kernels, *_kernel_rows(x, lead, n1, n2), sign, 1.0, twiddled=True)
+    result = "pairs" if pairs else "parts_first"
+    rows = _kernel_stages(kernels, transpose(columns, [0, 3, 2, 1]), "planes", sign, scale, result=result)
+    return rows, 1 if pairs else n1 * n2
+
+
+def _rows_transform(x: _Planes, sign: int, scale: float, kernels=None, pairs: bool = False) -> _Planes:
+    """The transforms of the rows of the [lead, length] complex tensor planes hold (pairs, or runs):
+    planes (`pairs`: see _four_step)."""
+    lead, length = x.dims
+    values, inner = _four_step(x, lead, length, sign, scale, kernels, pairs)
     return _Planes(values, x.dims, inner)
 
 
@@ -556,7 +576,7 @@ def _real_inverse(x, length: int, words: bool, kernels=None):
         # terms before it had IREE copy each of them
         pairs = slice_to(_with_mirrored([_part(values, p, axis) for p in range(2)], direct, crossed), [lead, half, 2])
         spectrum = _Planes(pairs, [lead, half], 1)
-    planes = _rows_transform(spectrum, 1, 1.0 / half, kernels)
+    planes = _rows_transform(spectrum, 1, 1.0 / half, kernels, pairs=True)
     return _bitcast(_interleaved(planes, words), tensor(dims[:-1] + [length], element(planes.values)))
 
 
@@ -600,11 +620,11 @@ def _trail(x, dim: int) -> int:
     return int(np.prod(_dims(x)[dim + 1:]))
 
 
-def _complex_axis(x, dim: int, length: int, inverse: bool, kernels=None):
-    """The DFT (inverse: scaled) of complex x (or planes) along `dim`: planes from stages where they apply,
-    else a complex tensor from a DFT matrix product."""
+def _complex_axis(x, dim: int, length: int, inverse: bool, kernels=None, pairs: bool = False):
+    """The DFT (inverse: scaled) of complex x (or planes) along `dim`: planes from stages where they apply
+    (`pairs`: see _staged_axis), else a complex tensor from a DFT matrix product."""
     if _staged_along(x, dim, length):
-        return _staged_axis(x, dim, inverse, kernels)
+        return _staged_axis(x, dim, inverse, kernels, pairs)
     x = _as_complex(x)
     return _join(*_complex_dft(*complex_parts(x), dim, length, inverse), x.type)
 
@@ -646,8 +666,8 @@ def expand(op, words: bool = True, kernels: KernelCalls | None = None):
     last, length = dims[-1]
     if kind in ("FFT", "IFFT"):
         x, dims, perm = _untransposed(x, dims)
-        for dim, n in dims:
-            x = _complex_axis(x, dim, n, kind == "IFFT", kernels)
+        for i, (dim, n) in enumerate(dims):
+            x = _complex_axis(x, dim, n, kind == "IFFT", kernels, pairs=i == len(dims) - 1)
         x = _as_complex(x, words)
         return _transposed_as_words(op, x, words) if perm is None else transpose(x, perm)
     if kind == "RFFT":
@@ -658,8 +678,8 @@ def expand(op, words: bool = True, kernels: KernelCalls | None = None):
         else:
             re, im = _real_dft(x, length)
             x = _join(re, im, tensor(shape(re), ir.ComplexType.get(element(re))))
-        for dim, n in dims[:-1]:
-            x = _complex_axis(x, dim, n, False, kernels)
+        for i, (dim, n) in enumerate(dims[:-1]):
+            x = _complex_axis(x, dim, n, False, kernels, pairs=i == len(dims) - 2)
         return _transposed_as_words(op, _as_complex(x, words), words)
     for dim, n in dims[:-1]:
         x = _complex_axis(x, dim, n, True, kernels)

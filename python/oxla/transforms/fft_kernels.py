@@ -12,7 +12,9 @@ The data are planes, [lead, n, 2, trail]: the axis (n), then the real and the im
 `trail` elements, which the vectors run along (the transforms are independent along it). A workgroup takes
 one lead index and a block of the run; the stages alternate between the result and a scratch result, so
 that the last one writes the result. The first stage reads the source as it comes: planes, planes with the
-parts first ([lead, 2, n, trail]), or real values ([lead, n, trail]).
+parts first ([lead, 2, n, trail]), complex values as pairs of reals ([lead, n, trail, 2], taken apart in
+registers), or real values ([lead, n, trail]); the last writes planes, planes with the parts first (whole
+rows) or pairs (put together in registers: a complex result needs no pass of its own to join its parts).
 """
 
 from __future__ import annotations
@@ -24,9 +26,10 @@ import numpy as np
 
 from oxla.transforms.kernel_text import FOOTER, executable_header
 
-SOURCES = ("planes", "parts_first", "real")
+SOURCES = ("planes", "parts_first", "pairs", "real")
+RESULTS = ("planes", "parts_first", "pairs")
 _BLOCK_VECTORS = 4  # vectors of a run a workgroup takes at most
-_LOCAL_BYTES = 16384  # the most scratch a workgroup keeps on its stack (IREE's CPU limit is 32 KiB)
+_LOCAL_BYTES = 24576  # the most scratch a workgroup keeps on its stack (IREE's CPU limit is 32 KiB)
 _WORKGROUP_ELEMENTS = 4096  # complex elements a workgroup takes at most where it takes several lead indices
 
 
@@ -36,8 +39,7 @@ class Kernel(NamedTuple):
     end and written up to it), in vectors of `width` f32, by stages of `radices`, the exponent's `sign`,
     the last stage's results times `scale`; its source one of SOURCES; `table` the twiddle table's length
     (see `stages`); where `twiddled`, the results (k, t) also times the table's last n x 2 x run entries
-    (cos then sin of each k's row); where `whole_rows`, the result is [lead, 2, n, result_trail], else
-    [lead, n, 2, result_trail]."""
+    (cos then sin of each k's row); `result` its layout, one of RESULTS."""
 
     lead: int
     n: int
@@ -51,30 +53,42 @@ class Kernel(NamedTuple):
     source: str
     table: int
     twiddled: bool
-    whole_rows: bool
+    result: str
 
     def block(self) -> int:
         """The positions of the run one workgroup takes: the most vectors, up to _BLOCK_VECTORS, that divide
-        it and whose planes fit _LOCAL_BYTES, or where not even one vector's do, the most that divide it
-        (the planes of one vector of a long transform are rows far apart, which share cache sets: fft2 of
-        c64[8,256,256] along its rows 0.58 ms in blocks of 4 vectors, 0.98 in blocks of one)."""
+        it and whose planes fit the workgroup's own scratch (`local`), or where not even one vector's do, the
+        most that divide it (the planes of one vector of a long transform are rows far apart, which share
+        cache sets: fft2 of c64[8,256,256] along its rows 0.58 ms in blocks of 4 vectors, 0.98 in blocks of
+        one)."""
         vectors = self.run // self.width
         divisors = [d for d in range(1, _BLOCK_VECTORS + 1) if vectors % d == 0]
-        fits = [d for d in divisors if self.n * 2 * d * self.width * 4 <= _LOCAL_BYTES]
+        fits = [d for d in divisors if self._fits(d * self.width)]
         return self.width * max(fits or divisors)
 
-    def scratch_result(self) -> bool:
-        """Whether the stages alternate with a scratch result: for more than one stage, where a workgroup's
-        planes exceed _LOCAL_BYTES (else they alternate with a buffer of its own, which stays in cache)."""
-        return len(self.radices) > 1 and self.n * 2 * self.block() * 4 > _LOCAL_BYTES
+    def _fits(self, block: int) -> bool:
+        """Whether two planes of `block` positions fit _LOCAL_BYTES."""
+        return 2 * self.n * 2 * block * 4 <= _LOCAL_BYTES
+
+    def local(self) -> bool:
+        """Whether the stages alternate between two planes of the workgroup's own (on its stack, in cache)."""
+        return self._fits(self.block())
+
+    def scratch_results(self) -> int:
+        """How many scratch results the stages alternate through where their planes are not `local`: one
+        and the result's memory (taken as planes, which keeps each position of a row where it was, so that
+        workgroups of other blocks do not meet), or two for a result of pairs (whose positions move)."""
+        if len(self.radices) == 1 or self.local():
+            return 0
+        return 2 if self.result == "pairs" else 1
 
     def symbol(self) -> str:
         """The kernel's name: what sets it apart from others of its module."""
-        flags = "".join(f"_{name}" for name in ("twiddled", "whole_rows") if getattr(self, name))
+        twiddled = "_twiddled" if self.twiddled else ""
         scaled = "" if self.scale == 1.0 else f"_by{round(1 / self.scale)}"
         direction = "inverse" if self.sign > 0 else "forward"
         sizes = "x".join(map(str, (self.lead, self.n, self.trail, self.run, self.result_trail)))
-        return f"oxla_f32_fft_{self.source}_{direction}{scaled}{flags}_{sizes}"
+        return f"oxla_f32_fft_{self.source}_to_{self.result}_{direction}{scaled}{twiddled}_{sizes}"
 
 
 class Stage(NamedTuple):
@@ -226,36 +240,61 @@ class _Memref(NamedTuple):
 
 
 def _at(memref: _Memref, row: str, part: str | None, position: str) -> str:
-    """The indices of element `position` of `row` (its `part`, unless the layout is real) in `memref`."""
+    """The indices of element `position` of `row` (its `part`, in layouts with parts) in `memref`."""
     lead = "" if memref.local else "%l, "
-    if memref.layout == "real":
+    if memref.layout in ("real", "pairs"):
         return f"{lead}{row}, {position}"
     if memref.layout == "parts_first":
         return f"{lead}{part}, {row}, {position}"
     return f"{lead}{row}, {part}, {position}"
 
 
+def _pair_position(lines: _Lines, memref: _Memref, positions: tuple[str, str]) -> str:
+    """The position in `memref`'s rows of the element at `positions`: twice it for pairs."""
+    position = positions[0] if memref.local else positions[1]
+    return lines.value(f"arith.muli {position}, %i2 : index") if memref.layout == "pairs" else position
+
+
+def _read(lines: _Lines, memref: _Memref, at: str, vector: str) -> str:
+    """A vector read at `at`, through a mask where the memref's rows end within vectors."""
+    if memref.masked:
+        return lines.value(f"vector.transfer_read {memref.name}[{at}], %pad : {memref.type}, {vector}")
+    return lines.value(f"vector.load {memref.name}[{at}] : {memref.type}, {vector}")
+
+
+def _write(lines: _Lines, memref: _Memref, at: str, value: str, vector: str) -> None:
+    """Lines writing a vector at `at` (see _read)."""
+    if memref.masked:
+        lines.lines.append(f"vector.transfer_write {value}, {memref.name}[{at}] : {vector}, {memref.type}")
+    else:
+        lines.lines.append(f"vector.store {value}, {memref.name}[{at}] : {memref.type}, {vector}")
+
+
 def _load(lines: _Lines, memref: _Memref, row: str, positions: tuple[str, str]):
     """The complex vector at `row` of `memref` from run position (in the block, in the run) `positions`."""
-    position = positions[0] if memref.local else positions[1]
-
-    def part(p):
-        at = _at(memref, row, None if p is None else lines.index(p), position)
-        if memref.masked:
-            return lines.value(f"vector.transfer_read {memref.name}[{at}], %pad : {memref.type}, {lines.vector}")
-        return lines.value(f"vector.load {memref.name}[{at}] : {memref.type}, {lines.vector}")
-    return (part(None), lines.splat(0.0)) if memref.layout == "real" else (part(0), part(1))
+    position = _pair_position(lines, memref, positions)
+    if memref.layout == "real":
+        return _read(lines, memref, _at(memref, row, None, position), lines.vector), lines.splat(0.0)
+    if memref.layout == "pairs":
+        wide = f"vector<{2 * lines.width}xf32>"
+        both = _read(lines, memref, _at(memref, row, None, position), wide)
+        name = f"%v{lines.count}"
+        lines.count += 1
+        lines.lines.append(f"{name}:2 = vector.deinterleave {both} : {wide} -> {lines.vector}")
+        return f"{name}#0", f"{name}#1"
+    return tuple(_read(lines, memref, _at(memref, row, lines.index(p), position), lines.vector) for p in range(2))
 
 
 def _store(lines: _Lines, memref: _Memref, row: str, positions: tuple[str, str], value) -> None:
     """Lines storing the complex vector `value` at `row` of `memref` (see _load)."""
-    position = positions[0] if memref.local else positions[1]
+    position = _pair_position(lines, memref, positions)
+    if memref.layout == "pairs":
+        wide = f"vector<{2 * lines.width}xf32>"
+        both = lines.value(f"vector.interleave {value[0]}, {value[1]} : {lines.vector} -> {wide}")
+        _write(lines, memref, _at(memref, row, None, position), both, wide)
+        return
     for p in range(2):
-        at = _at(memref, row, lines.index(p), position)
-        if memref.masked:
-            lines.lines.append(f"vector.transfer_write {value[p]}, {memref.name}[{at}] : {lines.vector}, {memref.type}")
-        else:
-            lines.lines.append(f"vector.store {value[p]}, {memref.name}[{at}] : {memref.type}, {lines.vector}")
+        _write(lines, memref, _at(memref, row, lines.index(p), position), value[p], lines.vector)
 
 
 def _affine(lines: _Lines, x: str, factor: int, plus: str) -> str:
@@ -318,21 +357,22 @@ def _stage(lines: _Lines, q: int, stage: Stage, kernel: Kernel, source: _Memref,
 
 def _planes(kernel: Kernel, name: str, trail: int, layout: str = "planes") -> _Memref:
     """A binding of the kernel's lead x n transforms in `layout` (SOURCES), its rows `trail` long."""
-    dims = {"planes": [kernel.n, 2], "parts_first": [2, kernel.n], "real": [kernel.n]}[layout]
-    memref = f"memref<{'x'.join(map(str, [kernel.lead, *dims, trail]))}xf32>"
+    dims = {"planes": [kernel.n, 2, trail], "parts_first": [2, kernel.n, trail], "pairs": [kernel.n, 2 * trail],
+            "real": [kernel.n, trail]}[layout]
+    memref = f"memref<{'x'.join(map(str, [kernel.lead, *dims]))}xf32>"
     return _Memref(name, memref, layout, masked=trail % kernel.width != 0)
 
 
 def stages_executable(symbol: str, kernel: Kernel) -> str:
-    """The kernel's executable (see Kernel). Bindings: the source, the table, the result and, where
-    Kernel.scratch_result, a scratch result of planes."""
+    """The kernel's executable (see Kernel). Bindings: the source, the table, the result and its
+    Kernel.scratch_results."""
     n, block = kernel.n, kernel.block()
     source = _planes(kernel, "%in", kernel.trail, kernel.source)
-    result = _planes(kernel, "%out", kernel.result_trail, "parts_first" if kernel.whole_rows else "planes")
+    result = _planes(kernel, "%out", kernel.result_trail, kernel.result)
     table = f"memref<{kernel.table}xf32>"
     bindings = [("in", source.type), ("table", table), ("out", result.type)]
     lines = _Lines(kernel.width)
-    lines.index(0), lines.index(1)
+    lines.index(0), lines.index(1), lines.index(2)
     together = _leads_together(kernel.lead, n * block)
     blocks = kernel.run // block
     lines.lines += [f"%g = arith.divui %b, {lines.index(blocks)} : index",
@@ -342,25 +382,26 @@ def stages_executable(symbol: str, kernel: Kernel) -> str:
                     f"%lead0 = arith.muli %g, {lines.index(together)} : index",
                     f"%lead1 = arith.addi %lead0, {lines.index(together)} : index",
                     "%pad = arith.constant 0.0 : f32"]
-    if kernel.scratch_result():
-        scratch = _planes(kernel, "%scratch", kernel.run)
-        bindings.append(("scratch", scratch.type))
+    if kernel.local():
+        buffers = [_Memref(f"%scratch{i}", f"memref<{n}x2x{block}xf32>", local=True) for i in range(2)]
+        lines.lines += [f"{m.name} = memref.alloca() : {m.type}" for m in buffers]
     else:
-        scratch = _Memref("%scratch", f"memref<{n}x2x{block}xf32>", local=True)
-        lines.lines.append(f"%scratch = memref.alloca() : {scratch.type}")
-    # the result's memory, as planes until the last stage
-    view = _planes(kernel, "%out_planes", kernel.result_trail) if kernel.whole_rows else result
+        buffers = [_planes(kernel, f"%scratch{i}", kernel.run) for i in range(kernel.scratch_results())]
+        bindings += [(m.name[1:], m.type) for m in buffers]
+        if len(buffers) == 1:  # and the result's memory, as planes until the last stage
+            buffers.append(result if kernel.result == "planes" else _planes(kernel, "%out_planes", kernel.result_trail))
     lines.lines.append("scf.for %l = %lead0 to %lead1 step %i1 {")
     plan = stages(kernel.radices)
     for q, stage in enumerate(plan):
         final = q == len(plan) - 1
-        target = scratch if (len(plan) - 1 - q) % 2 == 1 else result if final else view
+        target = result if final else buffers[(len(plan) - 2 - q) % 2]
         _stage(lines, q, stage, kernel, source, target, table, final)
         source = target
     lines.lines.append("}")
-    views = [f"%out_planes = stream.binding.subspan %out_binding[%c0] : !stream.binding -> {view.type}"]
-    return "\n".join([*executable_header(symbol, kernel.lead // together * blocks, bindings),
-                      *(views if kernel.whole_rows else []), *lines.lines, *FOOTER])
+    views = [f"{m.name} = stream.binding.subspan %out_binding[%c0] : !stream.binding -> {m.type}"
+             for m in buffers if m.name == "%out_planes"]
+    return "\n".join([*executable_header(symbol, kernel.lead // together * blocks, bindings), *views,
+                      *lines.lines, *FOOTER])
 
 
 # An RFFT of even length N transforms its reals as N/2 complex values z (fft.py's _real_forward) and takes
