@@ -17,6 +17,8 @@ CASES = [
     # (parts first) and rows in whole rows
     ("fft2_96x128", "FFT", (2, 96, 128), [96, 128], np.fft.fft2, np.complex64),
     ("ifft2_96x128", "IFFT", (2, 96, 128), [96, 128], np.fft.ifft2, np.complex64),
+    # rows of 1000 (125 x 8, not fused) read from the planes of the axis before over whole rows, parts first
+    ("fft2_64x1000", "FFT", (2, 64, 1000), [64, 1000], np.fft.fft2, np.complex64),
     # radices 5 (1000 = 4 2 5 5 5) and 7, 11, 13
     ("fft_1000", "FFT", (3, 1000), [1000], np.fft.fft, np.complex64),
     ("fft_1001", "FFT", (2, 1001), [1001], np.fft.fft, np.complex64),
@@ -28,8 +30,12 @@ CASES = [
     ("irfft2_64x80", "IRFFT", (2, 64, 41), [64, 80], lambda x: np.fft.irfft2(x, (64, 80)), np.complex64),
     # rows of 12 (a DFT matrix's result) read and written through masks along the axis of 64
     ("fft2_64x12", "FFT", (3, 64, 12), [64, 12], np.fft.fft2, np.complex64),
-    # a transform of 8 x 8 for 4096 rows: many rows to a workgroup, its scratch its own
+    # a transform of 8 x 8 for 4096 rows, fused (the four-step method in one kernel, vectors of 8), then many
+    # rows to a workgroup, its scratch its own
     ("rfft2_channels", "RFFT", (16, 64, 64), [64, 64], np.fft.rfft2, np.float32),
+    # fused, 32 x 32 (vectors of 16) from pairs to pairs, and 16 x 8 from real values
+    ("fft_1024", "FFT", (4, 1024), [1024], np.fft.fft, np.complex64),
+    ("rfft_128", "RFFT", (5, 128), [128], np.fft.rfft, np.float32),
     # one stage only (no scratch): 81 along the rows of a 2-D transform, trail 16
     ("fft2_81x16", "FFT", (2, 81, 16), [81, 16], np.fft.fft2, np.complex64),
     # a long axis whose planes exceed a workgroup's own scratch: a scratch result
@@ -47,7 +53,7 @@ CASES = [
     ("irfft_1000", "IRFFT", (3, 501), [1000], lambda x: np.fft.irfft(x, 1000), np.complex64),
 ]
 # chips whose vectors are 64, 32 and 16 bytes; the narrower two on the cases named here
-NARROW = ["fft2_96x128", "fft_1001", "rfft2_64x80", "fft2_64x12", "rfft_1024", "irfft2_64x256"]
+NARROW = ["fft2_96x128", "fft_1001", "rfft2_64x80", "fft2_64x12", "rfft_1024", "irfft2_64x256", "fft_1024"]
 
 
 def _params():
@@ -76,13 +82,14 @@ def test_matches_numpy(name, kind, shape, lengths, reference, dtype, chip):
 
 def test_layouts_taken():
     """The cases above reach each source and result layout, masked rows, a twiddled result, scratch results,
-    one stage alone and the halves kernels (the names say which)."""
+    one stage alone, the fused four-step kernel and the halves kernels (the names say which)."""
     names = [k for case in CASES for k in _kernels(_program(*case[1:4], case[5]))]
     for source in fft_kernels.SOURCES:
         assert any(n.startswith(f"oxla_f32_fft_{source}_to_") for n in names), source
     for result in fft_kernels.RESULTS:
         assert any(f"_to_{result}_" in n for n in names), result
-    for part in ("_twiddled", "_inverse_by", "rfft_separate_", "rfft_join_", "rfft_join_planes_"):
+    for part in ("_twiddled", "_inverse_by", "rfft_separate_", "rfft_join_", "rfft_join_planes_", "fft_fused_",
+                 "fused_to_pairs_", "fused_to_parts_first_"):
         assert any(part in n for n in names), part
     assert any(n.endswith("x48x33") for n in names)  # rows of 33 in a run of 48 (rfft2_64x80's 41: 48x41)
 

@@ -269,14 +269,25 @@ def _stages(source, parts_first: bool, sign: int, scale: float):
 
 
 def _twiddle_table(plan: list[fft_kernels.Stage], sign: int) -> np.ndarray:
-    """The twiddle factors of the stages' kernel, laid out as fft_kernels.stages says (one zero where no
-    stage has any: a table cannot be empty)."""
-    parts = [np.zeros(1)]
+    """The twiddle factors of the stages' kernel, laid out as fft_kernels.stages says."""
+    parts = [np.zeros(0)]
     for radix, span, offset in plan:
         if offset is not None:
             cos, sin = _unit(np.arange(span)[:, None] * np.arange(1, radix)[None, :], radix * span)
             parts.append(np.stack([cos, sign * sin], -1).reshape(-1))
-    return np.concatenate(parts[1:] or parts)
+    return np.concatenate(parts)
+
+
+def _four_step_twiddles(n: int, run: int, length: int, sign: int) -> np.ndarray:
+    """w^(k t) for k < n, t < run, w = exp(sign 2 pi i / length), as [n, 2 (cos, sin), run]."""
+    cos, sin = _unit(np.arange(n)[:, None] * np.arange(run)[None, :], length)
+    return np.stack([cos, sign * sin], 1).reshape(-1)
+
+
+def _table(parts: list[np.ndarray]):
+    """A kernel's table of `parts`, one zero where they are empty (a table cannot be)."""
+    table = np.concatenate(parts)
+    return table if len(table) else np.zeros(1)
 
 
 def _f32(x) -> bool:
@@ -315,10 +326,8 @@ def _kernel_stages(kernels: KernelCalls, source, layout: str, sign: int, scale: 
         source = _widened(source, run) or source
     rows = shape(source)[-1] // (2 if layout == "pairs" else 1)
     radices = _radices(n)
-    table = _twiddle_table(fft_kernels.stages(radices), sign)
-    if twiddled:
-        cos, sin = _unit(np.arange(n)[:, None] * np.arange(run)[None, :], n * trail)
-        table = np.concatenate([table, np.stack([cos, sign * sin], 1).reshape(-1)])
+    table = _table([_twiddle_table(fft_kernels.stages(radices), sign)]
+                   + ([_four_step_twiddles(n, run, n * trail, sign)] if twiddled else []))
     kernel = fft_kernels.Kernel(lead, n, rows, trail, run, width, radices, sign, scale, layout, len(table), twiddled,
                                 result)
     shapes = {"planes": [lead, n, 2, trail], "parts_first": [lead, 2, n, trail], "pairs": [lead, n, trail, 2]}
@@ -502,10 +511,34 @@ def _four_step(x, lead: int, length: int, sign: int, scale: float, kernels=None,
     if kernels is None or not _f32(x):
         columns = _stages(*_rows(x, lead, n1, n2), sign, 1.0)
         return _stages(_twiddled_transpose(columns, sign), False, sign, scale), n1
+    if fft_kernels.fused_width(n1, n2, kernels.lanes):
+        return _fused_four_step(kernels, x, lead, n1, n2, sign, scale, pairs), 1 if pairs else n1 * n2
     columns = _kernel_stages(kernels, *_kernel_rows(x, lead, n1, n2), sign, 1.0, twiddled=True)
     result = "pairs" if pairs else "parts_first"
     rows = _kernel_stages(kernels, transpose(columns, [0, 3, 2, 1]), "planes", sign, scale, result=result)
     return rows, 1 if pairs else n1 * n2
+
+
+def _fused_four_step(kernels: KernelCalls, x, lead: int, n1: int, n2: int, sign: int, scale: float, pairs: bool):
+    """_four_step's kernels and transpose as one kernel (fft_kernels.fused_four_step_executable): pairs, or
+    [lead, 2, k2, k1] planes."""
+    source, layout = _kernel_rows(x, lead, n1, n2)
+    if layout == "pairs":
+        source = reshape(source, [lead, n1, 2 * n2])
+    width = fft_kernels.fused_width(n1, n2, kernels.lanes)
+    first, second = fft_kernels.stages(_radices(n1)), fft_kernels.stages(_radices(n2))
+    twiddles = [_twiddle_table(first, sign), _four_step_twiddles(n1, n2, n1 * n2, sign)]
+    table = _table(twiddles + [_twiddle_table(second, sign)])
+    middle = sum(len(t) for t in twiddles)
+    result = "pairs" if pairs else "parts_first"
+    columns = fft_kernels.Kernel(lead, n1, n2, n2, n2, width, _radices(n1), sign, 1.0, layout, middle, True, "planes")
+    rows = fft_kernels.Kernel(lead, n2, n1, n1, n1, width, _radices(n2), sign, scale, "planes", len(table), False,
+                              result)
+    symbol = f"oxla_f32_fft_fused_{rows.symbol()[len('oxla_f32_fft_planes_'):]}_{layout}"
+    shape_out = [lead, n2, n1, 2] if pairs else [lead, 2, n2, n1]
+    (out,) = kernels.call(symbol, lambda: fft_kernels.fused_four_step_executable(symbol, columns, rows),
+                          [source, _matrix(table, element(source))], [tensor(shape_out, element(source))])
+    return out
 
 
 def _rows_transform(x: _Planes, sign: int, scale: float, kernels=None, pairs: bool = False) -> _Planes:

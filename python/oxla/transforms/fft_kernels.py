@@ -100,10 +100,10 @@ class Stage(NamedTuple):
     offset: int | None
 
 
-def stages(radices: list[int]) -> list[Stage]:
-    """The stages of `radices` in order, with the table's layout: each twiddled stage's factors w^(k s) for
-    s < span, 0 < k < radix, as (cos, sin) pairs in that order."""
-    out, span, offset = [], 1, 0
+def stages(radices: list[int], start: int = 0) -> list[Stage]:
+    """The stages of `radices` in order, with the table's layout from `start`: each twiddled stage's factors
+    w^(k s) for s < span, 0 < k < radix, as (cos, sin) pairs in that order."""
+    out, span, offset = [], 1, start
     for radix in radices:
         out.append(Stage(radix, span, offset if span > 1 else None))
         if span > 1:
@@ -312,11 +312,12 @@ def _row_factors(lines: _Lines, table: str, offset: int, trail: int, row: str, p
 
 
 def _stage(lines: _Lines, q: int, stage: Stage, kernel: Kernel, source: _Memref, target: _Memref, table: str,
-           final: bool) -> None:
+           final: bool, end: str = "%block") -> None:
     """Stage q's loops: for each group g and position s in the span, the radix inputs at rows
     k (n / radix) + g span + s, twiddled by w^(k s), w = exp(sign 2 pi i / (radix span)), through the
-    butterfly into rows g radix span + k span + s; the `final` stage's results times the kernel's scale and,
-    where it is twiddled, the table's factors of each result."""
+    butterfly into rows g radix span + k span + s, at the block's positions up to `end`; the `final`
+    stage's results times the kernel's scale and, where it is twiddled, the table's factors of each
+    result."""
     radix, span, offset = stage
     n, vector = kernel.n, lines.vector
     groups = n // (radix * span)
@@ -338,7 +339,7 @@ def _stage(lines: _Lines, q: int, stage: Stage, kernel: Kernel, source: _Memref,
                 scalar = lines.value(f"memref.load %table[{at}] : {table}")
                 pair.append(lines.value(f"vector.broadcast {scalar} : f32 to {vector}"))
             factors.append(pair)
-    lines.lines.append(f"scf.for %e{q} = %i0 to %block step {lines.index(lines.width)} {{")
+    lines.lines.append(f"scf.for %e{q} = %i0 to {end} step {lines.index(lines.width)} {{")
     positions = (f"%e{q}", lines.value(f"arith.addi %first, %e{q} : index"))
     x = [_load(lines, source, row, positions) for row in rows_in]
     if factors:
@@ -510,3 +511,100 @@ def halves_executable(symbol: str, kernel: Halves) -> str:
     bindings = [("in", types["in"]), ("table", types["table"]), ("out", types["out"])]
     return "\n".join([*executable_header(symbol, lead // together, bindings), "%pad = arith.constant 0.0 : f32",
                       *lines.lines, *FOOTER])
+
+
+# A transform along rows' contiguous elements of length n1 n2 runs by the four-step method: the stages of
+# n1 along columns (vectors along the n2 of a row), twiddles, a transpose, the stages of n2 (vectors along
+# the n1). Where a row's planes fit a workgroup's stack twice over, one kernel does all of it a row at a
+# time, the transpose a square block of vectors at a time in registers, instead of two kernels with a
+# transpose dispatch between them that each pass over all rows (fft of c64[64,1024]: 90 -> 60 us).
+_FUSED_BYTES = 24576  # the most the two planes of a row take on a workgroup's stack
+
+
+def fused_width(n1: int, n2: int, lanes: int) -> int | None:
+    """The vector width of the fused four-step kernel for n1 x n2: the widest power of two up to `lanes`
+    dividing both (the transpose's blocks are square), where that is at least 8 (or lanes) and two planes
+    of n1 n2 fit _FUSED_BYTES; else None."""
+    width = min(lanes, n1 & -n1, n2 & -n2)
+    return width if width >= min(8, lanes) and 2 * n1 * n2 * 2 * 4 <= _FUSED_BYTES else None
+
+
+def _block_transposed(lines: _Lines, vectors: list[str]) -> list[str]:
+    """The `width` vectors of a square block, transposed: the blocks off the diagonal swapped, halves first,
+    then quarters, down to single lanes (log2 width rounds of two-vector shuffles)."""
+    w = lines.width
+    rows = list(vectors)
+    h = w // 2
+    while h:
+        low = ", ".join(str(j + w - h if j % (2 * h) >= h else j) for j in range(w))
+        high = ", ".join(str(j + w if j % (2 * h) >= h else j + h) for j in range(w))
+        for i in [i for i in range(w) if not i & h]:
+            a, b = rows[i], rows[i + h]
+            rows[i] = lines.value(f"vector.shuffle {a}, {b} [{low}] : {lines.vector}, {lines.vector}")
+            rows[i + h] = lines.value(f"vector.shuffle {a}, {b} [{high}] : {lines.vector}, {lines.vector}")
+        h //= 2
+    return rows
+
+
+def _transpose_planes(lines: _Lines, source: _Memref, target: _Memref, n1: int, n2: int) -> None:
+    """Lines writing `source`'s planes [n1, 2, n2] into `target`'s [n2, 2, n1], transposed, a square block of
+    vectors at a time."""
+    w = lines.width
+    lines.lines += [f"scf.for %ti = %i0 to {lines.index(n1)} step {lines.index(w)} {{",
+                    f"scf.for %tj = %i0 to {lines.index(n2)} step {lines.index(w)} {{"]
+    for p in range(2):
+        block = []
+        for r in range(w):
+            row = lines.value(f"arith.addi %ti, {lines.index(r)} : index")
+            block.append(lines.value(f"vector.load {source.name}[{row}, {lines.index(p)}, %tj] : {source.type}, "
+                                     f"{lines.vector}"))
+        for c, vector in enumerate(_block_transposed(lines, block)):
+            row = lines.value(f"arith.addi %tj, {lines.index(c)} : index")
+            lines.lines.append(f"vector.store {vector}, {target.name}[{row}, {lines.index(p)}, %ti] : {target.type}, "
+                               f"{lines.vector}")
+    lines.lines += ["}", "}"]
+
+
+def fused_four_step_executable(symbol: str, columns: Kernel, rows: Kernel) -> str:
+    """The fused four-step kernel of a row kernel `columns` (n1 along [lead, n1, n2], twiddled; its table
+    the length up to the four-step's twiddles' end) and `rows` (n2 along [lead, n2, n1], its stages'
+    twiddles after those; its result the kernel's). Bindings: the source, the table, the result."""
+    lead, n1, n2, w = columns.lead, columns.n, rows.n, columns.width
+    source = _planes(columns, "%in", n2, columns.source)
+    result = _planes(rows, "%out", n1, rows.result)
+    table = f"memref<{rows.table}xf32>"
+    lines = _Lines(w)
+    lines.index(0), lines.index(1), lines.index(2)
+    together = _leads_together(lead, n1 * n2)
+    flat = f"memref<{2 * n1 * n2}xf32>"
+    views = {}
+    for i in range(2):
+        lines.lines.append(f"%flat{i} = memref.alloca() : {flat}")
+        for name, (a, b) in (("columns", (n1, n2)), ("rows", (n2, n1))):
+            memref = f"memref<{a}x2x{b}xf32>"
+            lines.lines.append(f"%{name}{i} = memref.expand_shape %flat{i} [[0, 1, 2]] output_shape [{a}, 2, {b}] : "
+                               f"{flat} into {memref}")
+            views[name, i] = _Memref(f"%{name}{i}", memref, local=True)
+    lines.lines += [f"%lead0 = arith.muli %b, {lines.index(together)} : index",
+                    f"%lead1 = arith.addi %lead0, {lines.index(together)} : index",
+                    "%first = arith.constant 0 : index",
+                    "%pad = arith.constant 0.0 : f32",
+                    "scf.for %l = %lead0 to %lead1 step %i1 {"]
+    plan = stages(columns.radices)
+    reads = source
+    for q, stage in enumerate(plan):
+        final = q == len(plan) - 1
+        target = views["columns", 1] if final else views["columns", (len(plan) - 2 - q) % 2]
+        _stage(lines, q, stage, columns, reads, target, table, final, lines.index(n2))
+        reads = target
+    _transpose_planes(lines, views["columns", 1], views["rows", 0], n1, n2)
+    later = stages(rows.radices, columns.table)
+    reads = views["rows", 0]
+    for q, stage in enumerate(later):
+        final = q == len(later) - 1
+        target = result if final else views["rows", (q + 1) % 2]
+        _stage(lines, len(plan) + q, stage, rows, reads, target, table, final, lines.index(n1))
+        reads = target
+    lines.lines.append("}")
+    bindings = [("in", source.type), ("table", table), ("out", result.type)]
+    return "\n".join([*executable_header(symbol, lead // together, bindings), *lines.lines, *FOOTER])
