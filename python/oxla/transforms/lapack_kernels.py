@@ -69,16 +69,18 @@ the singular values of f32[256,64] 16.1 -> 0.28 ms (XLA 0.33).
 - Singular values and vectors (gesdd in modes 'S' and 'A': jnp.linalg.svd,
   pinv, lstsq): lapack.gesdd's one-sided Jacobi (Hestenes) on the rows of
   a^H (of a where it is wide) in f64, its sweeps one dispatch: every pair of
-  rows i < j in order, their norms and product in one pass and, where they
-  are not orthogonal to f32's eps, the rotation that makes them so applied
-  to them and to the rotations' product; sweeps until one rotates nothing
-  (or lapack.MAX_SWEEPS). Where the rows are at least twice as long as
+  rows once a sweep, in the rounds of disjoint pairs of the round-robin
+  schedule, two pairs at a time (their norms and products in one pass, and
+  where a pair is not orthogonal to f32's eps, the rotation that makes it so
+  applied to it and to the rotations' product); sweeps until one rotates
+  nothing (or lapack.MAX_SWEEPS). Where the rows are at least twice as long as
   there are rows, the sweeps turn R^H of the QR kernel's a = Q R instead
   (short rows), and Q takes them back. lapack.gesdd makes the vectors
   from the rows as after its loops, completing them through the QR kernels.
-  jnp.linalg.pinv of f32[256,64]: 22.6 -> 1.34 ms (XLA 0.71), the sweeps
-  0.89 ms of it (a pair's sums, then its rotation's square roots and
-  divisions, one after another).
+  jnp.linalg.pinv of f32[256,64]: 22.6 -> 1.07 ms (XLA 0.66), the sweeps
+  0.73 ms of it (0.89 a pair at a time in cyclic order, where each pair's
+  sums, then its rotation's square roots and divisions, waited on the one
+  before; most of the rest is now the rotations' passes over the rows).
 
 Matrix rows are padded with zeros to a whole number of vectors (a
 Cholesky's padding gets ones on its diagonal), so the vector loops need no
@@ -94,6 +96,7 @@ MAX_ROWS rows or columns (not measured; 2048 ran at 0.62x XLA's Cholesky).
 from __future__ import annotations
 
 import math
+import re
 from typing import NamedTuple
 
 from oxla import ir
@@ -1036,42 +1039,32 @@ def singular_values_executable(symbol: str, batch: int, m: int, n: int, lanes: i
     ])
 
 
-def _turn_rows(matrix: str, layout: _Layout, width: str) -> list[str]:
-    """Lines replacing rows %i and %j of matrix %b of `matrix` (`width` columns) by cos r_i - sin r_j and
-    sin r_i + cos r_j (%cosv, %sinv, %nsinv: those broadcast, and -sin)."""
+def _turn_rows(matrix: str, layout: _Layout, width: str, pair: str) -> list[str]:
+    """Lines replacing rows %i{pair} and %j{pair} of matrix %b of `matrix` (`width` columns) by cos r_i - sin r_j
+    and sin r_i + cos r_j (%cosv{pair}, %sinv{pair}, %nsinv{pair}: those broadcast, and -sin)."""
     memref, vector = layout.memref, layout.vector
+    i, j, cos, sin, nsin = (f"%{name}{pair}" for name in ("i", "j", "cosv", "sinv", "nsinv"))
     return [
         f"scf.for %c = %c0 to {width} step %lanes {{",
-        f"%xi = vector.load {matrix}[%b, %i, %c] : {memref}, {vector}",
-        f"%xj = vector.load {matrix}[%b, %j, %c] : {memref}, {vector}",
-        f"%ti = arith.mulf %nsinv, %xj : {vector}",
-        f"%yi = vector.fma %cosv, %xi, %ti : {vector}",
-        f"%tj = arith.mulf %cosv, %xj : {vector}",
-        f"%yj = vector.fma %sinv, %xi, %tj : {vector}",
-        f"vector.store %yi, {matrix}[%b, %i, %c] : {memref}, {vector}",
-        f"vector.store %yj, {matrix}[%b, %j, %c] : {memref}, {vector}",
+        f"%xi = vector.load {matrix}[%b, {i}, %c] : {memref}, {vector}",
+        f"%xj = vector.load {matrix}[%b, {j}, %c] : {memref}, {vector}",
+        f"%ti = arith.mulf {nsin}, %xj : {vector}",
+        f"%yi = vector.fma {cos}, %xi, %ti : {vector}",
+        f"%tj = arith.mulf {cos}, %xj : {vector}",
+        f"%yj = vector.fma {sin}, %xi, %tj : {vector}",
+        f"vector.store %yi, {matrix}[%b, {i}, %c] : {memref}, {vector}",
+        f"vector.store %yj, {matrix}[%b, {j}, %c] : {memref}, {vector}",
         "}",
     ]
 
 
-def _pair_rotation(rows: _Layout, rotations: _Layout) -> list[str]:
-    """Lines of one Hestenes step on rows %i and %j of %out (laid out as `rows`): their squared norms a and
-    b and their product g in one pass, and where |g| > eps sqrt(a b) (%eps) the rotation that makes them
-    orthogonal (t the smaller root of t^2 + 2 zeta t - 1, zeta = (b - a) / 2g) applied to them and to rows
-    i and j of %rot (laid out as `rotations`). Defines %moved: whether the pair was rotated or its sums are
-    not numbers (so that the sweeps go on, and info tells)."""
-    vector, types = rows.vector, ", ".join([rows.vector] * 3)
-    return [
-        f"%sums:3 = scf.for %c = %c0 to %width step %lanes iter_args(%pa = %zeros, %pb = %zeros, %pg = %zeros) "
-        f"-> ({types}) {{",
-        f"%xi = vector.load %out[%b, %i, %c] : {rows.memref}, {vector}",
-        f"%xj = vector.load %out[%b, %j, %c] : {rows.memref}, {vector}",
-        f"%qa = vector.fma %xi, %xi, %pa : {vector}",
-        f"%qb = vector.fma %xj, %xj, %pb : {vector}",
-        f"%qg = vector.fma %xi, %xj, %pg : {vector}",
-        f"scf.yield %qa, %qb, %qg : {types}",
-        "}",
-        *(f"%{name} = vector.reduction <add>, %sums#{u} : {vector} into f64" for u, name in enumerate(("na", "nb", "g"))),
+def _rotation(pair: str, vector: str) -> list[str]:
+    """Lines of pair `pair`'s Hestenes rotation from its rows' squared norms %na{pair}, %nb{pair} and product
+    %g{pair}: %far{pair} where |g| > eps sqrt(a b) (%eps), the rotation that makes the rows orthogonal (t the
+    smaller root of t^2 + 2 zeta t - 1, zeta = (b - a) / 2g; meaningless where not far) as %cosv{pair},
+    %sinv{pair}, %nsinv{pair}, and %moved{pair}: far, or the sums not numbers (so that the sweeps go on, and
+    info tells)."""
+    lines = [
         "%ab = arith.mulf %na, %nb : f64",
         "%root = math.sqrt %ab : f64",
         "%limit = arith.mulf %root, %eps : f64",
@@ -1079,7 +1072,6 @@ def _pair_rotation(rows: _Layout, rotations: _Layout) -> list[str]:
         "%far = arith.cmpf ogt, %size, %limit : f64",
         "%odd = arith.cmpf uno, %g, %ab : f64",
         "%moved = arith.ori %far, %odd : i1",
-        "scf.if %far {",
         "%gap = arith.subf %nb, %na : f64",
         "%g2 = arith.mulf %g, %two64 : f64",
         "%zeta = arith.divf %gap, %g2 : f64",
@@ -1098,35 +1090,85 @@ def _pair_rotation(rows: _Layout, rotations: _Layout) -> list[str]:
         f"%cosv = vector.broadcast %cos : f64 to {vector}",
         f"%sinv = vector.broadcast %sin : f64 to {vector}",
         f"%nsinv = vector.broadcast %nsin : f64 to {vector}",
-        *_turn_rows("%out", rows, "%width"),
-        *_turn_rows("%rot", rotations, "%rot_width"),
-        "}",
+    ]
+    return [re.sub(r"%([a-z0-9]+)\b", lambda m: m.group(0) if m.group(1) in _SHARED else f"{m.group(0)}{pair}", line)
+            for line in lines]
+
+
+_SHARED = ("eps", "two64", "unit64", "minus_unit64", "zero64")  # the constants _rotation's lines read
+
+
+def _pair_rotations(rows: _Layout, rotations: _Layout) -> list[str]:
+    """Lines of one Hestenes step on two disjoint pairs of rows of %out (laid out as `rows`), (%ia, %ja) and
+    (%ib, %jb): their squared norms and products in one pass (six independent sums), both rotations (two
+    independent chains of square roots and divisions: one pair at a time waited on each), and each applied
+    where its pair is far from orthogonal, to the pair and to its rows of %rot (laid out as `rotations`).
+    Defines %moved: whether either pair was rotated or its sums are not numbers."""
+    vector, types = rows.vector, ", ".join([rows.vector] * 6)
+    accumulators = ", ".join(f"%p{u} = %zeros" for u in range(6))
+    lines = [f"%sums:6 = scf.for %c = %c0 to %width step %lanes iter_args({accumulators}) -> ({types}) {{"]
+    for n, pair in enumerate("ab"):
+        lines += [f"%x{pair}i = vector.load %out[%b, %i{pair}, %c] : {rows.memref}, {vector}",
+                  f"%x{pair}j = vector.load %out[%b, %j{pair}, %c] : {rows.memref}, {vector}",
+                  f"%q{3 * n} = vector.fma %x{pair}i, %x{pair}i, %p{3 * n} : {vector}",
+                  f"%q{3 * n + 1} = vector.fma %x{pair}j, %x{pair}j, %p{3 * n + 1} : {vector}",
+                  f"%q{3 * n + 2} = vector.fma %x{pair}i, %x{pair}j, %p{3 * n + 2} : {vector}"]
+    lines += [f"scf.yield {', '.join(f'%q{u}' for u in range(6))} : {types}", "}"]
+    for n, pair in enumerate("ab"):
+        lines += [f"%{name}{pair} = vector.reduction <add>, %sums#{3 * n + u} : {vector} into f64"
+                  for u, name in enumerate(("na", "nb", "g"))]
+        lines += _rotation(pair, vector)
+    for pair in "ab":
+        lines += [f"scf.if %far{pair} {{", *_turn_rows("%out", rows, "%width", pair),
+                  *_turn_rows("%rot", rotations, "%rot_width", pair), "}"]
+    return lines + ["%moved = arith.ori %moveda, %movedb : i1"]
+
+
+def _round_robin_pair(pair: str, position: str) -> list[str]:
+    """Lines defining %i{pair} < %j{pair}, the pair at `position` of round %r of the round-robin (circle)
+    schedule of %m rows (%m even): row m - 1 against row r, and (r + p, r - p) mod (m - 1) for p > 0. The
+    pairs of a round are disjoint, and the m - 1 rounds hold every pair once."""
+    return [
+        f"%s{pair} = arith.addi %r, {position} : index",
+        f"%u{pair} = arith.remui %s{pair}, %m1 : index",
+        f"%d{pair} = arith.addi %r, %m1 : index",
+        f"%e{pair} = arith.subi %d{pair}, {position} : index",
+        f"%v{pair} = arith.remui %e{pair}, %m1 : index",
+        f"%first{pair} = arith.cmpi eq, {position}, %c0 : index",
+        f"%w{pair} = arith.select %first{pair}, %m1, %v{pair} : index",
+        f"%i{pair} = arith.minui %u{pair}, %w{pair} : index",
+        f"%j{pair} = arith.maxui %u{pair}, %w{pair} : index",
     ]
 
 
-def one_sided_jacobi_executable(symbol: str, batch: int, k: int, width: int, rot_width: int, lanes: int,
+def one_sided_jacobi_executable(symbol: str, batch: int, k: int, m: int, width: int, rot_width: int, lanes: int,
                                 eps: float) -> str:
-    """The one-sided Jacobi kernel for `batch` f64 matrices x [k, width] (rows of a^H, zero padded to whole
-    vectors of `lanes`): cyclic sweeps over every pair of rows (i < j, in order), each rotated (Hestenes)
-    until the pair is orthogonal to eps, until a sweep rotates none or lapack.MAX_SWEEPS have run. Gives x
-    rotated, the rotations' product [k, rot_width] (the identity's rows turned as x's are) and info [batch]
-    (1 where the last sweep still rotated: not converged, or not numbers)."""
-    rows = _Layout(f"memref<{batch}x{k}x{width}xf64>", lanes, "f64")
-    rotations = _Layout(f"memref<{batch}x{k}x{rot_width}xf64>", lanes, "f64")
+    """The one-sided Jacobi kernel for `batch` f64 matrices x [m, width] (rows of a^H, k of them and m - k
+    zero rows after them, m a multiple of 4; zero padded to whole vectors of `lanes`): sweeps of the
+    round-robin schedule's m - 1 rounds of m / 2 disjoint pairs, two pairs at a time, each rotated
+    (Hestenes) until the pair is orthogonal to eps (a zero row is orthogonal to every row), until a sweep
+    rotates none or lapack.MAX_SWEEPS have run. Gives x rotated, the rotations' product [m, rot_width]
+    (the identity's rows turned as x's are) and info [batch] (1 where the last sweep still rotated: not
+    converged, or not numbers)."""
+    rows = _Layout(f"memref<{batch}x{m}x{width}xf64>", lanes, "f64")
+    rotations = _Layout(f"memref<{batch}x{m}x{rot_width}xf64>", lanes, "f64")
     info = f"memref<{batch}xi32>"
     return "\n".join([
         *executable_header(symbol, batch, [("in", rows.memref), ("out", rows.memref), ("rot", rotations.memref),
                                            ("info", info)]),
-        *_constants(lanes, k=k, width=width, rot_width=rot_width, sweeps=lapack.MAX_SWEEPS),
+        *_constants(lanes, k=k, m=m, m1=m - 1, half=m // 2, width=width, rot_width=rot_width,
+                    sweeps=lapack.MAX_SWEEPS),
         *_ql_constants(rows.vector),
         "%minus_unit64 = arith.constant -1.0 : f64",
         f"%eps = arith.constant {eps:e} : f64",
         "%one32 = arith.constant 1 : i32",
-        *_copy("%k", "%width", rows.memref, rows.vector),
-        "scf.for %i = %c0 to %k step %c1 {",
+        *_copy("%m", "%width", rows.memref, rows.vector),
+        "scf.for %i = %c0 to %m step %c1 {",
         "scf.for %c = %c0 to %rot_width step %lanes {",
         f"vector.store %zeros, %rot[%b, %i, %c] : {rotations.memref}, {rows.vector}",
         "}",
+        "}",
+        "scf.for %i = %c0 to %k step %c1 {",
         f"memref.store %unit64, %rot[%b, %i, %i] : {rotations.memref}",
         "}",
         "%last:2 = scf.while (%sweep = %c0, %busy = %true) : (index, i1) -> (index, i1) {",
@@ -1135,12 +1177,14 @@ def one_sided_jacobi_executable(symbol: str, batch: int, k: int, width: int, rot
         "scf.condition(%go) %sweep, %busy : index, i1",
         "} do {",
         "^bb0(%done: index, %was: i1):",
-        "%any = scf.for %i = %c0 to %k step %c1 iter_args(%r0 = %false) -> (i1) {",
-        "%after = arith.addi %i, %c1 : index",
-        "%r2 = scf.for %j = %after to %k step %c1 iter_args(%r1 = %r0) -> (i1) {",
-        *_pair_rotation(rows, rotations),
-        "%r = arith.ori %r1, %moved : i1",
-        "scf.yield %r : i1",
+        "%any = scf.for %r = %c0 to %m1 step %c1 iter_args(%r0 = %false) -> (i1) {",
+        "%r2 = scf.for %p = %c0 to %half step %c2 iter_args(%r1 = %r0) -> (i1) {",
+        "%next_p = arith.addi %p, %c1 : index",
+        *_round_robin_pair("a", "%p"),
+        *_round_robin_pair("b", "%next_p"),
+        *_pair_rotations(rows, rotations),
+        "%rr = arith.ori %r1, %moved : i1",
+        "scf.yield %rr : i1",
         "}",
         "scf.yield %r2 : i1",
         "}",
@@ -1351,12 +1395,14 @@ class _Kernels(KernelCalls):
         rows padded to whole vectors of f64 and the rotations' to k in them."""
         dims, lanes = build.shape(x), self.lanes // 2
         rows, (batch, k, _) = self._padded_matrices(x, lanes=lanes)
+        m = _padded(k, 4)  # zero rows to a multiple of 4: the schedule's rounds are pairs of pairs
+        rows = build.pad(rows, build.splat(0, build.tensor([], build.element(x))), [(0, 0), (0, m - k), (0, 0)])
         width, rot_width = build.shape(rows)[-1], _padded(k, lanes)
         symbol = f"oxla_f64_one_sided_jacobi_{batch}x{k}x{dims[-1]}"
         f64, i32 = build.element(x), ir.IntegerType.get_signless(32)
         turned, rotations, info = self.call(
-            symbol, lambda: one_sided_jacobi_executable(symbol, batch, k, width, rot_width, lanes, eps), [rows],
-            [rows.type, build.tensor([batch, k, rot_width], f64), build.tensor([batch], i32)])
+            symbol, lambda: one_sided_jacobi_executable(symbol, batch, k, m, width, rot_width, lanes, eps), [rows],
+            [rows.type, build.tensor([batch, m, rot_width], f64), build.tensor([batch], i32)])
         converged = build.compare(info, build.splat(0, info.type), "EQ", "SIGNED")
         return (build.reshape(build.slice_to(turned, [batch, k, dims[-1]]), dims),
                 build.reshape(build.slice_to(rotations, [batch, k, k]), dims[:-1] + [k]),
