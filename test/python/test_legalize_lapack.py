@@ -367,6 +367,26 @@ def test_gesdd_of_a_rank_deficient_matrix_keeps_its_vectors_orthonormal():
     np.testing.assert_allclose(vt @ vt.T, np.eye(5), atol=1e-6)
 
 
+@pytest.mark.parametrize("kernels", [True, False], ids=["kernels", "loops"])
+@pytest.mark.parametrize("deficient", [False, True], ids=["full-rank", "rank-two"])
+def test_gesdd_completes_vectors_only_where_a_value_is_zero(kernels, deficient):
+    """In mode 'S' (and 'A' of a square matrix) the normalized rows are the vectors where every singular
+    value is kept: a stablehlo.if runs the QR that completes them only where one is not."""
+    a = _random((12, 5), np.float32, seed=19)
+    if deficient:
+        a = (a[:, :2] @ _random((2, 5), np.float32, seed=20)).astype(np.float32)
+    src = _gesdd((12, 5), np.float32, "S")
+    options = {} if kernels else {"disable_passes": [KERNELS]}
+    legalized = ir.parse(src)
+    transforms.run(legalized, "builtin.module(oxla-llvmcpu-lapack-kernels,oxla-legalize-lapack-calls)")
+    assert ir.to_text(legalized).count("stablehlo.if") == 1
+    _, values, u, vt, info = _run(src, a, **options)
+    assert info == 0
+    np.testing.assert_allclose((u * values) @ vt, a, atol=2e-5)
+    np.testing.assert_allclose(u.T @ u, np.eye(5), atol=2e-6)
+    np.testing.assert_allclose(vt @ vt.T, np.eye(5), atol=2e-6)
+
+
 def _rotated_matrices(src: str) -> int:
     """How many matrices the Jacobi rounds' loop of the rewritten `src` rotates (its carried tensors of rank
     two, the counter being 0-d)."""

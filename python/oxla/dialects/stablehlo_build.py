@@ -265,6 +265,16 @@ def while_loop(condition, body, carried: list) -> list:
     return list(loop.results)
 
 
+def conditional(predicate, types: list, then, otherwise) -> list:
+    """A stablehlo.if on the 0-d i1 `predicate` giving values of `types`: those `then()` builds where it
+    holds, else those `otherwise()` builds, each in its own branch."""
+    op = ir.Operation.create("stablehlo.if", results=list(types), operands=[predicate], regions=2)
+    for region, branch in zip(op.regions, (then, otherwise)):
+        with ir.InsertionPoint(region.blocks.append()):
+            ir.Operation.create("stablehlo.return", operands=list(branch()))
+    return list(op.results)
+
+
 def counted_loop(count: int, carried: list, body) -> list:
     """A stablehlo.while running `body(step, *values)` for step = 0 .. count - 1 (a 0-d i32) on the
     `carried` values; `body` returns their next values. The loop's final values."""
