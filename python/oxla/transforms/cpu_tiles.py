@@ -357,6 +357,8 @@ def _compilation_info(config: str):
 # carry its own) and their loops' kinds.
 _PAR, _RED = "parallel", "reduction"
 _NAMED_GEMVS = {
+    "linalg.matmul": ("[affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, "
+                      "affine_map<(d0, d1, d2) -> (d0, d1)>]", [_PAR, _PAR, _RED]),
     "linalg.vecmat": ("[affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>]",
                       [_PAR, _RED]),
     "linalg.matvec": ("[affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0)>]",
@@ -561,7 +563,9 @@ class GemvReductions(Pass):
         the product 7-8, XLA's whole product 7. A linalg.generic with a lowering config is left out of
         data tiling; configured as a reduction over or along the matrix's rows (gemv_config), it reads
         the matrix once. Batched products (attention's scores and weighted sum for one query, over a
-        cache) are such generics or batch_matmuls of one row per batch."""
+        cache) are such generics or batch_matmuls of one row per batch; matmuls of up to GEMV_QUERIES rows
+        (a batch of a few inputs through weights passed in, an RNN's step) read the matrix once for all of
+        them, where data tiling also packed the rows and unpacked the result (every trip of a loop)."""
         vector_bytes, registers = _vector_shape(module)
         ops = []
         ir.walk(module, ops.append)
