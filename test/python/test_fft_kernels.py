@@ -88,8 +88,8 @@ def test_layouts_taken():
         assert any(n.startswith(f"oxla_f32_fft_{source}_to_") for n in names), source
     for result in fft_kernels.RESULTS:
         assert any(f"_to_{result}_" in n for n in names), result
-    for part in ("_twiddled", "_inverse_by", "rfft_separate_", "rfft_join_", "rfft_join_planes_", "fft_fused_",
-                 "fused_to_pairs_", "fused_to_parts_first_"):
+    for part in ("_twiddled", "_inverse_by", "rfft_separate_", "rfft_join_", "rfft_join_planes_",
+                 "fft_fused_pairs_to_pairs_", "fft_fused_real_to_parts_first_"):
         assert any(part in n for n in names), part
     assert any(n.endswith("x48x33") for n in names)  # rows of 33 in a run of 48 (rfft2_64x80's 41: 48x41)
 

@@ -141,9 +141,10 @@ def _join(re, im, result_type):
 # c64[64,1024] 0.05-0.1 ms, the transpose of its pairs 0.035 ms on an AVX2 Zen 3). Between the axes of a
 # transform over several, the planes stay planes (_Planes): regrouped by one transpose, or read as they
 # are where their runs are whole rows of the next axis (fft2 of c64[8,256,256] 5.1 -> 4.3 ms). On llvm-cpu
-# the stages of a set of planes are one kernel (_kernel_stages), which also multiplies the four-step
-# method's twiddles and writes its second half's result in whole rows, so that only a plain transpose is
-# left between the halves.
+# an axis's stages are one kernel instead (_kernel_stages): it reads complex values as pairs and writes a
+# complex result as pairs (no transposes into planes and out), multiplies the four-step method's twiddles
+# in and writes its second half in whole rows, or runs both halves and the transpose itself where a row
+# fits a workgroup's stack (_fused_four_step); an RFFT's halves are taken apart by a kernel too.
 _VECTOR = 8  # trailing elements a stage wants contiguous: an AVX2 vector of f32
 _LARGEST_RADIX = 16  # a stage of radix p costs like a p-point DFT matrix per element: larger factors take one
 _STAGED_FROM = 64  # shorter transforms stay one DFT matrix product
@@ -317,8 +318,7 @@ def _kernel_stages(kernels: KernelCalls, source, layout: str, sign: int, scale: 
     (_widened), else through masks at the rows' ends, and written through masks."""
     dims = shape(source)
     lead = dims[0]
-    n, trail = (dims[2], dims[3]) if layout == "parts_first" else (dims[1], dims[2] if layout in ("pairs", "real")
-                                                                     else dims[3])
+    n, trail = (dims[d] for d in {"planes": (1, 3), "parts_first": (2, 3), "pairs": (1, 2), "real": (1, 2)}[layout])
     width, run = fft_kernels.vector_width(trail, kernels.lanes)
     if layout == "pairs":
         source = reshape(source, [lead, n, 2 * trail])
@@ -534,7 +534,7 @@ def _fused_four_step(kernels: KernelCalls, x, lead: int, n1: int, n2: int, sign:
     columns = fft_kernels.Kernel(lead, n1, n2, n2, n2, width, _radices(n1), sign, 1.0, layout, middle, True, "planes")
     rows = fft_kernels.Kernel(lead, n2, n1, n1, n1, width, _radices(n2), sign, scale, "planes", len(table), False,
                               result)
-    symbol = f"oxla_f32_fft_fused_{rows.symbol()[len('oxla_f32_fft_planes_'):]}_{layout}"
+    symbol = fft_kernels.fused_symbol(columns, rows)
     shape_out = [lead, n2, n1, 2] if pairs else [lead, 2, n2, n1]
     (out,) = kernels.call(symbol, lambda: fft_kernels.fused_four_step_executable(symbol, columns, rows),
                           [source, _matrix(table, element(source))], [tensor(shape_out, element(source))])
@@ -594,7 +594,7 @@ def _real_inverse(x, length: int, words: bool, kernels=None):
     dims = _dims(x)
     lead, half = int(np.prod(dims[:-1])), length // 2
     runs = isinstance(x, _Planes) and x.inner == half + 1
-    if _halves_width(kernels, half) and str(_real_type(x.values if isinstance(x, _Planes) else x)) == "f32":
+    if _halves_width(kernels, half) and _f32(x):
         source = reshape(_runs(x), [lead, 2, half + 1]) if runs else reshape(_regroup(_planes(x), 1).values,
                                                                             [lead, 2 * (half + 1)])
         spectrum = _Planes(_kernel_halves(kernels, source, half, True, runs), [lead, half], half)

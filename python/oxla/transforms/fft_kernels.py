@@ -10,11 +10,14 @@ sines are symmetric), so that each is computed once for all outputs.
 
 The data are planes, [lead, n, 2, trail]: the axis (n), then the real and the imaginary part of a run of
 `trail` elements, which the vectors run along (the transforms are independent along it). A workgroup takes
-one lead index and a block of the run; the stages alternate between the result and a scratch result, so
-that the last one writes the result. The first stage reads the source as it comes: planes, planes with the
-parts first ([lead, 2, n, trail]), complex values as pairs of reals ([lead, n, trail, 2], taken apart in
-registers), or real values ([lead, n, trail]); the last writes planes, planes with the parts first (whole
-rows) or pairs (put together in registers: a complex result needs no pass of its own to join its parts).
+a block of the run of one or more lead indices; the stages alternate between two planes on its stack
+where they fit, else through scratch results, and the last one writes the result. The first stage reads
+the source as it comes: planes, planes with the parts first ([lead, 2, n, trail]), complex values as pairs
+of reals ([lead, n, trail, 2], taken apart in registers), or real values ([lead, n, trail]); the last
+writes planes, planes with the parts first (whole rows) or pairs (put together in registers: a complex
+result needs no pass of its own to join its parts). The four-step method's two halves and the transpose
+between them run as one kernel where a row fits a workgroup's stack (fused_four_step_executable), and an
+RFFT's halves are taken apart by a kernel of their own (halves_executable).
 """
 
 from __future__ import annotations
@@ -165,6 +168,13 @@ class _Lines:
             self.lines.insert(0, f"{name} = {text}")
         return self.constants[key]
 
+    def parts(self, pairs: str) -> tuple[str, str]:
+        """The even and odd lanes (real and imaginary parts) of a vector of `width` pairs."""
+        name = f"%v{self.count}"
+        self.count += 1
+        self.lines.append(f"{name}:2 = vector.deinterleave {pairs} : vector<{2 * self.width}xf32> -> {self.vector}")
+        return f"{name}#0", f"{name}#1"
+
     def op(self, name: str, *operands: str) -> str:
         """An element-wise vector op's result."""
         return self.value(f"{name} {', '.join(operands)} : {self.vector}")
@@ -277,11 +287,7 @@ def _load(lines: _Lines, memref: _Memref, row: str, positions: tuple[str, str]):
         return _read(lines, memref, _at(memref, row, None, position), lines.vector), lines.splat(0.0)
     if memref.layout == "pairs":
         wide = f"vector<{2 * lines.width}xf32>"
-        both = _read(lines, memref, _at(memref, row, None, position), wide)
-        name = f"%v{lines.count}"
-        lines.count += 1
-        lines.lines.append(f"{name}:2 = vector.deinterleave {both} : {wide} -> {lines.vector}")
-        return f"{name}#0", f"{name}#1"
+        return lines.parts(_read(lines, memref, _at(memref, row, None, position), wide))
     return tuple(_read(lines, memref, _at(memref, row, lines.index(p), position), lines.vector) for p in range(2))
 
 
@@ -440,11 +446,7 @@ def _pairs_read(lines: _Lines, memref: str, start: str):
     """The (real, imaginary) vectors of the `width` pairs of row %l of `memref` from pair `start`."""
     at = lines.value(f"arith.muli {start}, %i2 : index")
     wide = f"vector<{2 * lines.width}xf32>"
-    both = lines.value(f"vector.load %in[%l, {at}] : {memref}, {wide}")
-    name = f"%v{lines.count}"
-    lines.count += 1
-    lines.lines.append(f"{name}:2 = vector.deinterleave {both} : {wide} -> {lines.vector}")
-    return f"{name}#0", f"{name}#1"
+    return lines.parts(lines.value(f"vector.load %in[%l, {at}] : {memref}, {wide}"))
 
 
 def _halves_step(lines: _Lines, kernel: Halves, types: dict, k0: str, first: bool) -> None:
@@ -456,7 +458,9 @@ def _halves_step(lines: _Lines, kernel: Halves, types: dict, k0: str, first: boo
         a, mirror = _pairs_read(lines, types["in"], k0), _pairs_read(lines, types["in"], start)
         m = tuple(_reversed(lines, v) for v in mirror)
     else:
-        load = lambda p, at: lines.value(f"vector.load %in[%l, {lines.index(p)}, {at}] : {types['in']}, {lines.vector}")  # noqa: E731
+        def load(p: int, at: str) -> str:
+            return lines.value(f"vector.load %in[%l, {lines.index(p)}, {at}] : {types['in']}, {lines.vector}")
+
         a = tuple(load(p, k0) for p in range(2))
         if first and not kernel.inverse:  # Z[0], then Z[half - 1], ..., Z[half - w + 1]
             order = ", ".join(["0"] + [str(w + i) for i in range(w - 1)])
@@ -517,7 +521,9 @@ def halves_executable(symbol: str, kernel: Halves) -> str:
 # n1 along columns (vectors along the n2 of a row), twiddles, a transpose, the stages of n2 (vectors along
 # the n1). Where a row's planes fit a workgroup's stack twice over, one kernel does all of it a row at a
 # time, the transpose a square block of vectors at a time in registers, instead of two kernels with a
-# transpose dispatch between them that each pass over all rows (fft of c64[64,1024]: 90 -> 60 us).
+# transpose dispatch between them that each pass over all rows (`tools.bench.ops` fft_rows, c64[64,1024]:
+# 0.084 ms before, 0.070-0.071 after, two runs each; rfft2_channels' 64-point rows about 0.9 -> 0.7 ms of
+# dispatch time).
 _FUSED_BYTES = 24576  # the most the two planes of a row take on a workgroup's stack
 
 
@@ -563,6 +569,13 @@ def _transpose_planes(lines: _Lines, source: _Memref, target: _Memref, n1: int, 
             lines.lines.append(f"vector.store {vector}, {target.name}[{row}, {lines.index(p)}, %ti] : {target.type}, "
                                f"{lines.vector}")
     lines.lines += ["}", "}"]
+
+
+def fused_symbol(columns: Kernel, rows: Kernel) -> str:
+    """The fused four-step kernel's name: what sets it apart from others of its module."""
+    direction = "inverse" if rows.sign > 0 else "forward"
+    scaled = "" if rows.scale == 1.0 else f"_by{round(1 / rows.scale)}"
+    return f"oxla_f32_fft_fused_{columns.source}_to_{rows.result}_{direction}{scaled}_{columns.lead}x{columns.n}x{rows.n}"
 
 
 def fused_four_step_executable(symbol: str, columns: Kernel, rows: Kernel) -> str:

@@ -96,7 +96,6 @@ MAX_ROWS rows or columns (not measured; 2048 ran at 0.62x XLA's Cholesky).
 from __future__ import annotations
 
 import math
-import re
 from typing import NamedTuple
 
 from oxla import ir
@@ -1064,38 +1063,33 @@ def _rotation(pair: str, vector: str) -> list[str]:
     smaller root of t^2 + 2 zeta t - 1, zeta = (b - a) / 2g; meaningless where not far) as %cosv{pair},
     %sinv{pair}, %nsinv{pair}, and %moved{pair}: far, or the sums not numbers (so that the sweeps go on, and
     info tells)."""
-    lines = [
-        "%ab = arith.mulf %na, %nb : f64",
-        "%root = math.sqrt %ab : f64",
-        "%limit = arith.mulf %root, %eps : f64",
-        "%size = math.absf %g : f64",
-        "%far = arith.cmpf ogt, %size, %limit : f64",
-        "%odd = arith.cmpf uno, %g, %ab : f64",
-        "%moved = arith.ori %far, %odd : i1",
-        "%gap = arith.subf %nb, %na : f64",
-        "%g2 = arith.mulf %g, %two64 : f64",
-        "%zeta = arith.divf %gap, %g2 : f64",
-        "%zabs = math.absf %zeta : f64",
-        "%z2 = math.fma %zeta, %zeta, %unit64 : f64",
-        "%zr = math.sqrt %z2 : f64",
-        "%den = arith.addf %zabs, %zr : f64",
-        "%up = arith.cmpf oge, %zeta, %zero64 : f64",
-        "%sign = arith.select %up, %unit64, %minus_unit64 : f64",
-        "%t = arith.divf %sign, %den : f64",
-        "%t2 = math.fma %t, %t, %unit64 : f64",
-        "%tr = math.sqrt %t2 : f64",
-        "%cos = arith.divf %unit64, %tr : f64",
-        "%sin = arith.mulf %cos, %t : f64",
-        "%nsin = arith.negf %sin : f64",
-        f"%cosv = vector.broadcast %cos : f64 to {vector}",
-        f"%sinv = vector.broadcast %sin : f64 to {vector}",
-        f"%nsinv = vector.broadcast %nsin : f64 to {vector}",
+    return [
+        f"%ab{pair} = arith.mulf %na{pair}, %nb{pair} : f64",
+        f"%root{pair} = math.sqrt %ab{pair} : f64",
+        f"%limit{pair} = arith.mulf %root{pair}, %eps : f64",
+        f"%size{pair} = math.absf %g{pair} : f64",
+        f"%far{pair} = arith.cmpf ogt, %size{pair}, %limit{pair} : f64",
+        f"%odd{pair} = arith.cmpf uno, %g{pair}, %ab{pair} : f64",
+        f"%moved{pair} = arith.ori %far{pair}, %odd{pair} : i1",
+        f"%gap{pair} = arith.subf %nb{pair}, %na{pair} : f64",
+        f"%g2{pair} = arith.mulf %g{pair}, %two64 : f64",
+        f"%zeta{pair} = arith.divf %gap{pair}, %g2{pair} : f64",
+        f"%zabs{pair} = math.absf %zeta{pair} : f64",
+        f"%z2{pair} = math.fma %zeta{pair}, %zeta{pair}, %unit64 : f64",
+        f"%zr{pair} = math.sqrt %z2{pair} : f64",
+        f"%den{pair} = arith.addf %zabs{pair}, %zr{pair} : f64",
+        f"%up{pair} = arith.cmpf oge, %zeta{pair}, %zero64 : f64",
+        f"%sign{pair} = arith.select %up{pair}, %unit64, %minus_unit64 : f64",
+        f"%t{pair} = arith.divf %sign{pair}, %den{pair} : f64",
+        f"%t2{pair} = math.fma %t{pair}, %t{pair}, %unit64 : f64",
+        f"%tr{pair} = math.sqrt %t2{pair} : f64",
+        f"%cos{pair} = arith.divf %unit64, %tr{pair} : f64",
+        f"%sin{pair} = arith.mulf %cos{pair}, %t{pair} : f64",
+        f"%nsin{pair} = arith.negf %sin{pair} : f64",
+        f"%cosv{pair} = vector.broadcast %cos{pair} : f64 to {vector}",
+        f"%sinv{pair} = vector.broadcast %sin{pair} : f64 to {vector}",
+        f"%nsinv{pair} = vector.broadcast %nsin{pair} : f64 to {vector}",
     ]
-    return [re.sub(r"%([a-z0-9]+)\b", lambda m: m.group(0) if m.group(1) in _SHARED else f"{m.group(0)}{pair}", line)
-            for line in lines]
-
-
-_SHARED = ("eps", "two64", "unit64", "minus_unit64", "zero64")  # the constants _rotation's lines read
 
 
 def _pair_rotations(rows: _Layout, rotations: _Layout) -> list[str]:
