@@ -907,10 +907,11 @@ def sorted_last(values, rows: list, direction: str):
                                       rank - 1) for x in rows]
 
 
-def syevd(op, config: dict, eigen=None) -> list:
+def syevd(op, config: dict, eigen=None, ascending: bool = False) -> list:
     """(eigenvectors as columns, eigenvalues ascending, info) of the symmetric (heevd: Hermitian) matrix given
     by its uplo triangle. `eigen(matrix, vectors)` gives (eigenvalues, the eigenvectors' conjugates as rows
-    or None, info) of the whole matrix in any order; by default Jacobi rotations in f64 (not LAPACK's divide
+    or None, info) of the whole matrix in any order (`ascending`: in that order, the rows in theirs, so that
+    they need no sort); by default Jacobi rotations in f64 (not LAPACK's divide
     and conquer: the same values, the vectors up to sign, or a unit phase for complex ones), info 1 where
     the sweeps ran out before the matrix was near diagonal. As heevd does, the imaginary parts of the
     diagonal are taken as zero."""
@@ -923,10 +924,10 @@ def syevd(op, config: dict, eigen=None) -> list:
     vectors = wants_vectors(op, config)
     values, rows, info = (eigen or _jacobi_eigen_in_f64)(hermitian, vectors)
     values = build.convert(values, build.element(op.results[1]))
-    if not vectors:
-        return [a, sorted_last(values, [], "LT")[0], info]
-    values, (rows,) = sorted_last(values, [build.convert(rows, build.element(a))], "LT")
-    return [_adjoint(rows), values, info]
+    rows = [build.convert(rows, build.element(a))] if vectors else []
+    if not ascending:
+        values, rows = sorted_last(values, rows, "LT")
+    return [_adjoint(rows[0]) if vectors else a, values, info]
 
 
 def wants_vectors(op, config: dict) -> bool:
@@ -1037,10 +1038,10 @@ def _one_sided_sweeps(x, eps: float, vectors: bool):
     return _jacobi_sweeps(x, _one_sided_round, _gram_share, eps, vectors)
 
 
-def singular_values_only(op, values, info) -> list:
-    """gesdd's results in mode 'N': the operand, `values` ([..., min(m, n)], in any order) descending in the
-    result's type, U and V^H zeros, and `info`."""
-    descending = sorted_last(values, [], "GT")[0]
+def singular_values_only(op, values, info, descending: bool = False) -> list:
+    """gesdd's results in mode 'N': the operand, `values` ([..., min(m, n)], in any order unless
+    `descending`) descending in the result's type, U and V^H zeros, and `info`."""
+    descending = values if descending else sorted_last(values, [], "GT")[0]
     return [op.operands[0], build.convert(descending, build.element(op.results[1])),
             build.splat(0, op.results[2].type), build.splat(0, op.results[3].type), info]
 
