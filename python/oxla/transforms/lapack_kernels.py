@@ -15,8 +15,8 @@ solve_triangular with 8 right-hand sides 0.163 -> 0.031 ms (XLA 0.063),
 jnp.linalg.solve 6.05 -> 1.55 ms (XLA 0.51; JAX's loop turning pivots into
 a permutation was most of the rest: oxla-llvmcpu-scalar-loops), jnp.linalg.qr
 of f32[256,128] 2.72 -> 0.53 ms (XLA 0.68), jnp.linalg.eigvalsh of f32[128,128]
-38.9 -> 0.51 ms (XLA 0.77) and of 4096 f32[3,3] 2.58 -> 1.38 ms (XLA 3.57),
-the singular values of f32[256,64] 16.1 -> 0.28 ms (XLA 0.33).
+38.9 -> 0.51 ms (XLA 0.77; 0.37 since its QL is root-free and it sorts its values) and of 4096 f32[3,3]
+2.58 -> 1.38 ms (XLA 3.57), the singular values of f32[256,64] 16.1 -> 0.28 ms (XLA 0.33; 0.25 since).
 
 - Cholesky (potrf, stablehlo.cholesky) as U^T U on rows: for each row j,
   its diagonal's square root, the row right of it divided by that, and
@@ -45,8 +45,11 @@ the singular values of f32[256,64] 16.1 -> 0.28 ms (XLA 0.33).
   a time), then EISPACK's implicit QL with Wilkinson's shift on the
   tridiagonal matrix in f64, one eigenvalue at a time; its Givens rotations
   turn the rows of Q^T (the reflectors' product, made first as orgtr does),
-  which become the eigenvectors. Eigenvalues that do not converge in
-  QL_STEPS steps are counted in info (LAPACK's meaning). jnp.linalg.eigh of
+  which become the eigenvectors; without vectors the QL steps are root-free
+  (Pal, Walker and Kahan's, LAPACK's dsterf: on the subdiagonal's squares,
+  one division a rotation). The eigenvalues end sorted ascending (the
+  vectors with them), so no sort follows. Eigenvalues that do not converge
+  in QL_STEPS steps are counted in info (LAPACK's meaning). jnp.linalg.eigh of
   f32[n,n] against XLA (one thread, Zen 4): n = 128 0.78 ms (XLA 1.14),
   256 4.35 (4.04), 512 27.1 (20.7), 1024 222 (137); at 512 the rotations
   take about half of it, bound by memory (each QL step passes over the
@@ -55,15 +58,15 @@ the singular values of f32[256,64] 16.1 -> 0.28 ms (XLA 0.33).
   whose vectors nothing reads): those of the real symmetric
   [[re h, -im h], [im h, re h]] by the kernel above, where each comes
   twice, every other one of them in order; jnp.linalg.eigvalsh of
-  c64[64,64] 21.4 -> 0.42 ms (XLA 0.37). Its eigenvectors would give h's
+  c64[64,64] 21.4 -> 0.35 ms (XLA 0.38). Its eigenvectors would give h's
   only where no eigenvalue repeats, so heevd with vectors keeps the Jacobi
   loops (and h of more than MAX_ROWS / 2 rows).
 - Singular values without vectors (gesdd in mode 'N'; a wide matrix
   transposed first): the reduction to upper bidiagonal form B by
   reflectors from both sides in f32 (gebd2's order: each column's as the
   QR kernel makes and applies it, then its row's), then the eigenvalues of
-  the tridiagonal B^T B by the same implicit QL in f64, whose square roots
-  are the singular values. Forming B^T B squares the condition number, but
+  the tridiagonal B^T B by the same root-free QL in f64, whose square roots
+  are the singular values (sorted descending at the end). Forming B^T B squares the condition number, but
   in f64 the error it adds to a singular value s is about 1e-16 |B|^2 / s,
   far below the reduction's f32 rounding for any s above 1e-8 |B|.
 - Singular values and vectors (gesdd in modes 'S' and 'A': jnp.linalg.svd,
@@ -705,22 +708,32 @@ def _tridiagonal(layout: _Layout, diag: str, scratch: str, taus: str | None) -> 
     ]
 
 
-def _split_point(diag: str) -> list[str]:
+def _split_point(diag: str, squared: bool) -> list[str]:
     """Lines defining %split_at, the first index from %l on whose subdiagonal entry is negligible next to its two
-    diagonal ones (|e| + |d_m| + |d_m+1| == |d_m| + |d_m+1| in f64, or below FLOOR), else %last."""
+    diagonal ones (|e| + |d_m| + |d_m+1| == |d_m| + |d_m+1| in f64, or below FLOOR), else %last. Where
+    `squared`, %e holds the entries' squares, and the test is e^2 <= (2^-53 (|d_m| + |d_m+1|))^2 (at least
+    as loose: 2^-53 is half an ulp of 1) or e^2 below FLOOR."""
+    test = [
+        "%half_ulp = arith.mulf %dd, %unit_roundoff : f64",
+        "%bound = arith.mulf %half_ulp, %half_ulp : f64",
+        "%same = arith.cmpf ole, %ek, %bound : f64",
+        "%tiny = arith.cmpf olt, %ek, %floor : f64",
+    ] if squared else [
+        "%ae = math.absf %ek : f64",
+        "%sum = arith.addf %ae, %dd : f64",
+        "%same = arith.cmpf oeq, %sum, %dd : f64",
+        "%tiny = arith.cmpf olt, %ae, %floor : f64",
+    ]
     return [
         "%split_at = scf.for %k = %l to %last step %c1 iter_args(%at = %last) -> (index) {",
         "%k1 = arith.addi %k, %c1 : index",
         f"%ek = memref.load %e[%b, %k] : {diag}",
         f"%dk = memref.load %d[%b, %k] : {diag}",
         f"%dk1 = memref.load %d[%b, %k1] : {diag}",
-        "%ae = math.absf %ek : f64",
         "%ad = math.absf %dk : f64",
         "%ad1 = math.absf %dk1 : f64",
         "%dd = arith.addf %ad, %ad1 : f64",
-        "%sum = arith.addf %ae, %dd : f64",
-        "%same = arith.cmpf oeq, %sum, %dd : f64",
-        "%tiny = arith.cmpf olt, %ae, %floor : f64",
+        *test,
         "%small = arith.ori %same, %tiny : i1",
         "%open = arith.cmpi eq, %at, %last : index",
         "%take = arith.andi %small, %open : i1",
@@ -868,6 +881,81 @@ def _sorted(diag: str, layout: _Layout | None, descending: bool) -> list[str]:
     ]
 
 
+def _root_free_ql_step(diag: str) -> list[str]:
+    """Lines of one QL step without square roots (Pal, Walker and Kahan's, as LAPACK's dsterf orders it) on
+    the block from %l to %mm of the tridiagonal matrix in %d and in %e as squares (f64 memrefs of type
+    `diag`): the same shift as _ql_step's, and rotations carried as c^2 and s^2, one division by their
+    length a rotation (values only: _ql_step's rotations each took a square root and two divisions, one
+    after another, three quarters of eigvalsh of f32[128,128])."""
+    state = "f64, f64, f64, f64"
+    return [
+        "%l1 = arith.addi %l, %c1 : index",
+        f"%p0 = memref.load %d[%b, %l] : {diag}",
+        f"%dl1 = memref.load %d[%b, %l1] : {diag}",
+        f"%el = memref.load %e[%b, %l] : {diag}",
+        "%rte = math.sqrt %el : f64",
+        "%diff = arith.subf %dl1, %p0 : f64",
+        "%twice = arith.mulf %rte, %two64 : f64",
+        "%g0 = arith.divf %diff, %twice : f64",
+        "%g0sq = math.fma %g0, %g0, %unit64 : f64",
+        "%r0 = math.sqrt %g0sq : f64",
+        "%nr0 = arith.negf %r0 : f64",
+        "%gpos = arith.cmpf oge, %g0, %zero64 : f64",
+        "%sr = arith.select %gpos, %r0, %nr0 : f64",
+        "%den = arith.addf %g0, %sr : f64",
+        "%q = arith.divf %rte, %den : f64",
+        "%sigma = arith.subf %p0, %q : f64",
+        f"%dm = memref.load %d[%b, %mm] : {diag}",
+        "%gamma0 = arith.subf %dm, %sigma : f64",
+        "%pp0 = arith.mulf %gamma0, %gamma0 : f64",
+        "%steps = arith.subi %mm, %l : index",
+        f"%run:4 = scf.for %k = %c0 to %steps step %c1 iter_args(%s = %zero64, %c = %unit64, %p = %pp0, "
+        f"%gamma = %gamma0) -> ({state}) {{",
+        "%i1 = arith.subi %mm, %k : index",
+        "%i = arith.subi %i1, %c1 : index",
+        f"%bb = memref.load %e[%b, %i] : {diag}",
+        "%r = arith.addf %p, %bb : f64",
+        "%later = arith.cmpi ne, %k, %c0 : index",
+        "scf.if %later {",
+        "%sr1 = arith.mulf %s, %r : f64",
+        f"memref.store %sr1, %e[%b, %i1] : {diag}",
+        "}",
+        "%inv = arith.divf %unit64, %r : f64",
+        "%c1n = arith.mulf %p, %inv : f64",
+        "%s1 = arith.mulf %bb, %inv : f64",
+        f"%alpha = memref.load %d[%b, %i] : {diag}",
+        "%shifted = arith.subf %alpha, %sigma : f64",
+        "%sg = arith.mulf %s1, %gamma : f64",
+        "%cs = arith.mulf %c1n, %shifted : f64",
+        "%gamma1 = arith.subf %cs, %sg : f64",
+        "%moved = arith.subf %alpha, %gamma1 : f64",
+        "%dn = arith.addf %gamma, %moved : f64",
+        f"memref.store %dn, %d[%b, %i1] : {diag}",
+        "%gg = arith.mulf %gamma1, %gamma1 : f64",
+        "%pc = arith.divf %gg, %c1n : f64",
+        "%pb = arith.mulf %c, %bb : f64",
+        "%cz = arith.cmpf one, %c1n, %zero64 : f64",
+        "%p1 = arith.select %cz, %pc, %pb : f64",
+        f"scf.yield %s1, %c1n, %p1, %gamma1 : {state}",
+        "}",
+        "%sp = arith.mulf %run#0, %run#2 : f64",
+        f"memref.store %sp, %e[%b, %l] : {diag}",
+        "%dl = arith.addf %sigma, %run#3 : f64",
+        f"memref.store %dl, %d[%b, %l] : {diag}",
+    ]
+
+
+def _squared_subdiagonal(diag: str) -> list[str]:
+    """Lines squaring %e's entries in place (for _root_free_ql_step)."""
+    return [
+        "scf.for %i = %c0 to %n step %c1 {",
+        f"%ei = memref.load %e[%b, %i] : {diag}",
+        "%e2 = arith.mulf %ei, %ei : f64",
+        f"memref.store %e2, %e[%b, %i] : {diag}",
+        "}",
+    ]
+
+
 # QL steps one eigenvalue may take before the kernel gives up on it and counts it in info (EISPACK's 30).
 QL_STEPS = 30
 # A subdiagonal entry below this is zero, whatever the diagonal: the matrices' entries come from f32 ones, or
@@ -879,18 +967,19 @@ def _implicit_ql(diag: str, info: str, layout: _Layout | None) -> list[str]:
     """Lines finding the eigenvalues of the tridiagonal matrix in %d and %e (f64 memrefs of type `diag`), one
     from the top at a time, each by implicit QL steps until its subdiagonal entry is negligible, and storing
     in %info[%b] (of type `info`) how many did not converge in QL_STEPS steps. Where `layout`, the steps'
-    rotations turn %vecs's rows."""
+    rotations turn %vecs's rows; else the steps are root-free, on the subdiagonal's squares."""
     return [
+        *([] if layout else _squared_subdiagonal(diag)),
         "%failures = scf.for %l = %c0 to %n step %c1 iter_args(%count = %i0) -> (i32) {",
         "%found:2 = scf.while (%step = %c0) : (index) -> (index, index) {",
-        *_split_point(diag),
+        *_split_point(diag, squared=layout is None),
         "%apart = arith.cmpi ne, %split_at, %l : index",
         "%room = arith.cmpi ult, %step, %steps_allowed : index",
         "%go = arith.andi %apart, %room : i1",
         "scf.condition(%go) %step, %split_at : index, index",
         "} do {",
         "^bb0(%taken: index, %mm: index):",
-        *_ql_step(diag, layout),
+        *(_ql_step(diag, layout) if layout else _root_free_ql_step(diag)),
         "%taken1 = arith.addi %taken, %c1 : index",
         "scf.yield %taken1 : index",
         "}",
@@ -948,6 +1037,7 @@ def _ql_constants(vector: str) -> list[str]:
             "%unit64 = arith.constant 1.0 : f64",
             "%two64 = arith.constant 2.0 : f64",
             f"%floor = arith.constant {FLOOR:e} : f64",
+            f"%unit_roundoff = arith.constant {2.0 ** -53!r} : f64",
             "%true = arith.constant true",
             "%false = arith.constant false"]
 
