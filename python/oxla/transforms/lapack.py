@@ -966,7 +966,10 @@ def _completed(columns, keep, whole: bool, qr=None):
     if m == k or not whole:  # the columns themselves where all are kept (a matrix of full rank): no QR
         every = build.reduce(keep, build.splat(1, build.tensor([], build.element(keep))), list(range(rank - 1)),
                              "stablehlo.and")
-        completion = lambda: [build.convert(_completion(columns, keep, whole, qr), build.element(columns))]  # noqa: E731
+
+        def completion():
+            return [build.convert(_completion(columns, keep, whole, qr), build.element(columns))]
+
         return build.conditional(every, [columns.type], lambda: [columns], completion)[0]
     return _completion(columns, keep, whole, qr)
 
@@ -1041,8 +1044,8 @@ def _one_sided_sweeps(x, eps: float, vectors: bool):
 def singular_values_only(op, values, info, descending: bool = False) -> list:
     """gesdd's results in mode 'N': the operand, `values` ([..., min(m, n)], in any order unless
     `descending`) descending in the result's type, U and V^H zeros, and `info`."""
-    descending = values if descending else sorted_last(values, [], "GT")[0]
-    return [op.operands[0], build.convert(descending, build.element(op.results[1])),
+    ordered = values if descending else sorted_last(values, [], "GT")[0]
+    return [op.operands[0], build.convert(ordered, build.element(op.results[1])),
             build.splat(0, op.results[2].type), build.splat(0, op.results[3].type), info]
 
 
