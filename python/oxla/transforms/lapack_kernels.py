@@ -15,8 +15,9 @@ solve_triangular with 8 right-hand sides 0.163 -> 0.031 ms (XLA 0.063),
 jnp.linalg.solve 6.05 -> 1.55 ms (XLA 0.51; JAX's loop turning pivots into
 a permutation was most of the rest: oxla-llvmcpu-scalar-loops), jnp.linalg.qr
 of f32[256,128] 2.72 -> 0.53 ms (XLA 0.68), jnp.linalg.eigvalsh of f32[128,128]
-38.9 -> 0.51 ms (XLA 0.77; 0.37 since its QL is root-free and it sorts its values) and of 4096 f32[3,3]
-2.58 -> 1.38 ms (XLA 3.57), the singular values of f32[256,64] 16.1 -> 0.28 ms (XLA 0.33; 0.25 since).
+38.9 -> 0.51 ms (XLA 0.77; 0.37 since its QL is root-free and it sorts its
+values) and of 4096 f32[3,3] 2.58 -> 1.38 ms (XLA 3.57), the singular
+values of f32[256,64] 16.1 -> 0.28 ms (XLA 0.33; 0.25 since).
 
 - Cholesky (potrf, stablehlo.cholesky) as U^T U on rows: for each row j,
   its diagonal's square root, the row right of it divided by that, and
@@ -66,9 +67,10 @@ of f32[256,128] 2.72 -> 0.53 ms (XLA 0.68), jnp.linalg.eigvalsh of f32[128,128]
   reflectors from both sides in f32 (gebd2's order: each column's as the
   QR kernel makes and applies it, then its row's), then the eigenvalues of
   the tridiagonal B^T B by the same root-free QL in f64, whose square roots
-  are the singular values (sorted descending at the end). Forming B^T B squares the condition number, but
-  in f64 the error it adds to a singular value s is about 1e-16 |B|^2 / s,
-  far below the reduction's f32 rounding for any s above 1e-8 |B|.
+  are the singular values (sorted descending at the end). Forming B^T B
+  squares the condition number, but in f64 the error it adds to a singular
+  value s is about 1e-16 |B|^2 / s, far below the reduction's f32 rounding
+  for any s above 1e-8 |B|.
 - Singular values and vectors (gesdd in modes 'S' and 'A': jnp.linalg.svd,
   pinv, lstsq): lapack.gesdd's one-sided Jacobi (Hestenes) on the rows of
   a^H (of a where it is wide) in f64, its sweeps one dispatch: every pair of
