@@ -13,13 +13,13 @@ from test_legalize_fft import _input, _program
 
 # name, fft type, input shape, lengths, numpy reference, input dtype; what each takes is in its comment
 CASES = [
-    # rows of 128 as planes (radix 3 among 4, 4, 2, 3), then 128 as the four-step's twiddled columns
-    # (parts first) and rows in whole rows
+    # the axis of 96 read from pairs (radix 3 among 4, 4, 2), its planes then read over whole rows (parts
+    # first) by the fused four-step kernel of the rows of 128 (16 x 8), which writes pairs
     ("fft2_96x128", "FFT", (2, 96, 128), [96, 128], np.fft.fft2, np.complex64),
     ("ifft2_96x128", "IFFT", (2, 96, 128), [96, 128], np.fft.ifft2, np.complex64),
     # rows of 1000 (125 x 8, not fused) read from the planes of the axis before over whole rows, parts first
     ("fft2_64x1000", "FFT", (2, 64, 1000), [64, 1000], np.fft.fft2, np.complex64),
-    # radices 5 (1000 = 4 2 5 5 5) and 7, 11, 13
+    # radices 5 (1000 = 4 2 5 5 5) and 7, 11, 13 (1001 = 7 x 143: a columns' kernel of one stage)
     ("fft_1000", "FFT", (3, 1000), [1000], np.fft.fft, np.complex64),
     ("fft_1001", "FFT", (2, 1001), [1001], np.fft.fft, np.complex64),
     # an odd real transform: its columns read from real values (81 = 9 x 9)
@@ -33,13 +33,15 @@ CASES = [
     # a transform of 8 x 8 for 4096 rows, fused (the four-step method in one kernel, vectors of 8), then many
     # rows to a workgroup, its scratch its own
     ("rfft2_channels", "RFFT", (16, 64, 64), [64, 64], np.fft.rfft2, np.float32),
-    # fused, 32 x 32 (vectors of 16) from pairs to pairs, and 16 x 8 from real values
+    # fused, 32 x 32 (vectors of 16) from pairs to pairs, and an RFFT's 64 pairs (8 x 8) with its halves
+    # taken apart after
     ("fft_1024", "FFT", (4, 1024), [1024], np.fft.fft, np.complex64),
     ("rfft_128", "RFFT", (5, 128), [128], np.fft.rfft, np.float32),
-    # one stage only (no scratch): 81 along the rows of a 2-D transform, trail 16
+    # 81 (four radix-3 stages) along the axis before rows of 16
     ("fft2_81x16", "FFT", (2, 81, 16), [81, 16], np.fft.fft2, np.complex64),
-    # a long axis whose planes exceed a workgroup's own scratch: a scratch result
+    # a long axis whose planes exceed a workgroup's own scratch: a scratch result and the result's memory
     ("fft2_512x32", "FFT", (1, 512, 32), [512, 32], np.fft.fft2, np.complex64),
+    # 64 x 64, a row too long to fuse: the columns' kernel, a transpose, the rows' kernel
     ("fft_4096", "FFT", (2, 4096), [4096], np.fft.fft, np.complex64),
     # 128 x 128: the rows' planes exceed a workgroup's own, and their result is pairs: two scratch results
     ("fft_16384", "FFT", (1, 16384), [16384], np.fft.fft, np.complex64),
