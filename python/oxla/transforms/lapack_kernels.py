@@ -770,19 +770,16 @@ def _rotate_rows(layout: _Layout) -> list[str]:
     ]
 
 
-def _ql_step(diag: str, layout: _Layout | None) -> list[str]:
-    """Lines of one implicit QL step with Wilkinson's shift on the block from %l to %mm of the tridiagonal
-    matrix in %d and %e (f64 memrefs of type `diag`), as EISPACK's tql1/tql2 order it: Givens rotations
-    chase the bulge from mm up to l. A rotation of zero length (an exact split) ends the step early, as
-    tql2 does. Where `layout`, each rotation also turns the rows of %vecs (the eigenvectors as rows)."""
-    f64 = "f64, f64, f64, f64, i1"
+def _shift(diag: str, off: str) -> list[str]:
+    """Lines loading %dl and %dl1 (the block's first two diagonal entries) and defining %q = off / (g +
+    sign(g) sqrt(g^2 + 1)), g = (d_l+1 - d_l) / 2 off: the QL step's Wilkinson shift is d_l - q (`off` the
+    block's first subdiagonal entry)."""
     return [
         "%l1 = arith.addi %l, %c1 : index",
         f"%dl = memref.load %d[%b, %l] : {diag}",
         f"%dl1 = memref.load %d[%b, %l1] : {diag}",
-        f"%el = memref.load %e[%b, %l] : {diag}",
         "%diff = arith.subf %dl1, %dl : f64",
-        "%twice = arith.mulf %el, %two64 : f64",
+        f"%twice = arith.mulf {off}, %two64 : f64",
         "%g0 = arith.divf %diff, %twice : f64",
         "%g0sq = math.fma %g0, %g0, %unit64 : f64",
         "%r0 = math.sqrt %g0sq : f64",
@@ -790,7 +787,19 @@ def _ql_step(diag: str, layout: _Layout | None) -> list[str]:
         "%gpos = arith.cmpf oge, %g0, %zero64 : f64",
         "%sr = arith.select %gpos, %r0, %nr0 : f64",
         "%den = arith.addf %g0, %sr : f64",
-        "%q = arith.divf %el, %den : f64",
+        f"%q = arith.divf {off}, %den : f64",
+    ]
+
+
+def _ql_step(diag: str, layout: _Layout | None) -> list[str]:
+    """Lines of one implicit QL step with Wilkinson's shift on the block from %l to %mm of the tridiagonal
+    matrix in %d and %e (f64 memrefs of type `diag`), as EISPACK's tql1/tql2 order it: Givens rotations
+    chase the bulge from mm up to l. A rotation of zero length (an exact split) ends the step early, as
+    tql2 does. Where `layout`, each rotation also turns the rows of %vecs (the eigenvectors as rows)."""
+    f64 = "f64, f64, f64, f64, i1"
+    return [
+        f"%el = memref.load %e[%b, %l] : {diag}",
+        *_shift(diag, "%el"),
         f"%dm = memref.load %d[%b, %mm] : {diag}",
         "%gap = arith.subf %dm, %dl : f64",
         "%g1 = arith.addf %gap, %q : f64",
@@ -891,22 +900,10 @@ def _root_free_ql_step(diag: str) -> list[str]:
     after another, three quarters of eigvalsh of f32[128,128])."""
     state = "f64, f64, f64, f64"
     return [
-        "%l1 = arith.addi %l, %c1 : index",
-        f"%p0 = memref.load %d[%b, %l] : {diag}",
-        f"%dl1 = memref.load %d[%b, %l1] : {diag}",
         f"%el = memref.load %e[%b, %l] : {diag}",
         "%rte = math.sqrt %el : f64",
-        "%diff = arith.subf %dl1, %p0 : f64",
-        "%twice = arith.mulf %rte, %two64 : f64",
-        "%g0 = arith.divf %diff, %twice : f64",
-        "%g0sq = math.fma %g0, %g0, %unit64 : f64",
-        "%r0 = math.sqrt %g0sq : f64",
-        "%nr0 = arith.negf %r0 : f64",
-        "%gpos = arith.cmpf oge, %g0, %zero64 : f64",
-        "%sr = arith.select %gpos, %r0, %nr0 : f64",
-        "%den = arith.addf %g0, %sr : f64",
-        "%q = arith.divf %rte, %den : f64",
-        "%sigma = arith.subf %p0, %q : f64",
+        *_shift(diag, "%rte"),
+        "%sigma = arith.subf %dl, %q : f64",
         f"%dm = memref.load %d[%b, %mm] : {diag}",
         "%gamma0 = arith.subf %dm, %sigma : f64",
         "%pp0 = arith.mulf %gamma0, %gamma0 : f64",
@@ -942,8 +939,8 @@ def _root_free_ql_step(diag: str) -> list[str]:
         "}",
         "%sp = arith.mulf %run#0, %run#2 : f64",
         f"memref.store %sp, %e[%b, %l] : {diag}",
-        "%dl = arith.addf %sigma, %run#3 : f64",
-        f"memref.store %dl, %d[%b, %l] : {diag}",
+        "%dl_next = arith.addf %sigma, %run#3 : f64",
+        f"memref.store %dl_next, %d[%b, %l] : {diag}",
     ]
 
 
