@@ -207,6 +207,15 @@ def barrier(values: list) -> list:
     return list(create("stablehlo.optimization_barrier", [v.type for v in values], values))
 
 
+def barrier_operands(op, test) -> None:
+    """Replaces each operand of `op` for which `test(value)` holds by that value through an
+    optimization_barrier of its own, placed before `op`."""
+    with ir.InsertionPoint(op), op.location:
+        for index, value in enumerate(list(op.operands)):
+            if test(value):
+                op.operands[index] = barrier([value])[0]
+
+
 def summing_type(element_type):
     """The type sums of `element_type` floats are taken in, as XLA's dots take them: f32 for narrower
     floats (bf16, f16), else the type itself."""

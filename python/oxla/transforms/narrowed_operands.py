@@ -44,7 +44,4 @@ class IsolateNarrowedMatmulOperands(RewritePass):
         return any(narrowed_from_f64(v) for v in op.operands)
 
     def rewrite(self, op) -> None:
-        with ir.InsertionPoint(op), op.location:
-            for index, value in enumerate(list(op.operands)):
-                if narrowed_from_f64(value):
-                    op.operands[index] = build.barrier([value])[0]
+        build.barrier_operands(op, narrowed_from_f64)

@@ -167,12 +167,7 @@ class LegalizeSortConstants(RewritePass):
         return any(_dense_constant(v) for v in op.operands)
 
     def rewrite(self, op) -> None:
-        for index, value in enumerate(op.operands):
-            if _dense_constant(value):
-                with ir.InsertionPoint(op), op.location:
-                    barrier = ir.Operation.create("stablehlo.optimization_barrier", results=[value.type],
-                                                  operands=[value])
-                op.operands[index] = barrier.result
+        build.barrier_operands(op, _dense_constant)
 
 
 # oxla-legalize-stable-sorts
