@@ -87,14 +87,17 @@ def _dots_in_body(text: str, options: str = "") -> int:
 
 
 def test_loops_whose_trips_are_a_multiple_of_the_factor_run_that_many_steps_a_trip():
-    assert _dots_in_body(_loop(16)) == 4
-    assert _dots_in_body(_loop(16), "factor=2") == 2
-    assert _dots_in_body(_loop(15)) == 4  # 12 trips four steps a trip, then a loop of 3 (below)
+    assert _dots_in_body(_loop(16)) == 8  # a small body: small-factor steps a trip
+    assert _dots_in_body(_loop(16), "small-body-ops=0") == 4  # a larger one: factor
+    assert _dots_in_body(_loop(16), "small-body-ops=0 factor=2") == 2
+    assert _dots_in_body(_loop(15)) == 8  # 8 trips eight steps a trip, then a loop of 7 (below)
+    assert _dots_in_body(_loop(6)) == 4  # fewer trips than small-factor: factor
     assert _dots_in_body(_loop(2)) == 1  # fewer trips than the factor
     assert _dots_in_body(_loop(16, nested=True)) == 1  # a nested region uses the body's values
     assert _dots_in_body(_loop(16), "max-body-ops=3") == 1  # too large
     assert _dots_in_body(_called(16), "max-body-ops=6") == 1  # counted with the function it calls
-    assert _dots_in_body(_called(16), "max-body-ops=12") == 4
+    assert _dots_in_body(_called(16), "max-body-ops=12") == 8
+    assert _dots_in_body(_called(16), "small-body-ops=5") == 4  # the function's ops count to the size
 
 
 @pytest.mark.parametrize("end, start", [(15, 0), (16, 3), (7, 0)])
@@ -105,7 +108,8 @@ def test_trips_past_a_multiple_of_the_factor_run_in_a_loop_after_it(end, start):
     ir.verify_or_raise(module)
     first, rest = [op for op in ir.ops(module) if op.name == "stablehlo.while"]
     limit = list(first.regions[0].blocks[0].operations)[0].operands[1]
-    assert scalar_constant(limit) == end - trips % 4  # where the unrolled loop stops
+    factor = 8 if trips >= 8 else 4
+    assert scalar_constant(limit) == end - trips % factor  # where the unrolled loop stops
     assert list(rest.operands) == list(first.results)  # the rest starts where the first loop stops
     assert trip_count(rest) is None  # and is left as it is (its start is no constant)
     assert sum(op.name == "stablehlo.dot_general" for op in rest.regions[1].blocks[0].operations) == 1
@@ -135,7 +139,7 @@ def test_an_unrolled_loop_computes_the_same_values():
 
 def test_loops_changing_an_argument_unroll_too():
     # h starts as the argument h0 and changes (oxla-host-loop-inits still hands h0's buffer to the loop)
-    assert _dots_in_body(_loop(16, from_argument=True)) == 4
+    assert _dots_in_body(_loop(16, from_argument=True)) == 8
     rng = np.random.default_rng(8)
     w, h = (rng.standard_normal((64, 64)) * 0.1).astype(np.float32), rng.standard_normal((8, 64)).astype(np.float32)
     kept = h.copy()
@@ -190,7 +194,7 @@ def test_loops_that_update_a_tensor_they_read_slices_of_unroll():
     module = ir.parse(text)
     transforms.run(module, "builtin.module(oxla-hlo-opt,oxla-unroll-loops,oxla-dce)")
     body = _while(module).regions[1].blocks[0]
-    assert sum(op.name == "stablehlo.dynamic_update_slice" for op in body.operations) == 4
+    assert sum(op.name == "stablehlo.dynamic_update_slice" for op in body.operations) == 8
     x = np.random.default_rng(10).standard_normal((16, 8)).astype(np.float32)
     want = x.copy()
     for i in range(16):
@@ -236,14 +240,14 @@ _HALF_STEP = f"""%z = stablehlo.constant dense<0> : tensor<i32>
 def test_each_unrolled_step_updates_its_row_in_place():
     # x[i] = 0.5 x[i - 1] + x[i] (a fori_loop over rows): with the copies' indices cancelled to the rows the
     # copies before them wrote, IREE read those rows from the values written, which then stayed out of
-    # place: a transient row and a copy dispatch a step (7 dispatches and an allocation a trip, not 4)
+    # place: a transient row and a copy dispatch a step (15 dispatches and an allocation a trip, not 8)
     text = f"""func.func @main(%a: tensor<16x64xf32>) -> tensor<16x64xf32> {{
 {counted_loop(16, [("%x", "%a", "tensor<16x64xf32>")], _HALF_STEP, ["%x2"])}  return %r#1 : tensor<16x64xf32>
 }}
 """
     streamed = ir.to_text(compile(text, compile_to="stream"))
     main = streamed.split("util.func public @main")[1].split("util.func public")[0]
-    assert main.count("stream.cmd.dispatch @") == 4 and "stream.resource.alloca" not in main
+    assert main.count("stream.cmd.dispatch @") == 8 and "stream.resource.alloca" not in main
     x = np.random.default_rng(11).standard_normal((16, 64)).astype(np.float32)
     want = x.copy()
     for i in range(16):
@@ -278,7 +282,7 @@ def _jax_updates():
 @pytest.mark.parametrize("name", ["two_back", "ahead", "backwards", "added", "columns", "whole", "pair", "two_updates",
                                   "swap", "mixed"])
 def test_jax_loops_updating_what_they_read_match_xla(name):
-    # 13 rows: three trips of four steps and a trip left over
+    # 13 rows: a trip of eight steps and the steps left over one a trip
     from oxla.importers.jax import import_jax
 
     fn = _jax_updates()[name]

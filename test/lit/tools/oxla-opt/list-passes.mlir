@@ -108,6 +108,8 @@
 // CHECK-NEXT:   --oxla-unread-carried-values{{ +}}- Lets the body of each while loop read every value it carries (IREE crashes on loops whose body does not).
 // CHECK-NEXT:   --oxla-unroll-loops{{ +}}- Copies the body of counted loops several times into each trip, so the host runs fewer trips.
 // CHECK-NEXT:       factor=<int> (default 4) - trips of the original loop per trip
+// CHECK-NEXT:       small-factor=<int> (default 8) - trips of the original loop per trip for bodies of at most small-body-ops ops
+// CHECK-NEXT:       small-body-ops=<int> (default 96) - the most ops (with the functions they call) of a body that runs small-factor steps a trip
 // CHECK-NEXT:       max-body-ops=<int> (default 192) - leave loops whose bodies (with the functions they call) hold more ops alone
 // CHECK-NEXT:   --oxla-vm-distinct-branch-refs{{ +}}- Gives each repeated ref operand of a VM branch a value of its own (an IREE encoder bug nulls one).
 // CHECK-NEXT: Native passes (MLIR/IREE):
