@@ -75,17 +75,19 @@ values of f32[256,64] 16.1 -> 0.28 ms (XLA 0.33; 0.25 since).
   pinv, lstsq): lapack.gesdd's one-sided Jacobi (Hestenes) on the rows of
   a^H (of a where it is wide) in f64, its sweeps one dispatch: every pair of
   rows once a sweep, in the rounds of disjoint pairs of the round-robin
-  schedule, two pairs at a time (their norms and products in one pass, and
-  where a pair is not orthogonal to f32's eps, the rotation that makes it so
-  applied to it and to the rotations' product); sweeps until one rotates
+  schedule, four pairs at a time (their norms and products in one pass, the
+  four rotations computed as the lanes of one vector, and where a pair is
+  not orthogonal to f32's eps, the rotation that makes it so applied to it
+  and to the rotations' product); sweeps until one rotates
   nothing (or lapack.MAX_SWEEPS). Where the rows are at least twice as long as
   there are rows, the sweeps turn R^H of the QR kernel's a = Q R instead
   (short rows), and Q takes them back. lapack.gesdd makes the vectors
   from the rows as after its loops, completing them through the QR kernels.
-  jnp.linalg.pinv of f32[256,64]: 22.6 -> 1.07 ms (XLA 0.66), the sweeps
-  0.73 ms of it (0.89 a pair at a time in cyclic order, where each pair's
+  jnp.linalg.pinv of f32[256,64]: 22.6 -> 0.89 ms (XLA 0.68), the sweeps
+  0.54 ms of it (0.89 a pair at a time in cyclic order, where each pair's
   sums, then its rotation's square roots and divisions, waited on the one
-  before; most of the rest is now the rotations' passes over the rows).
+  before; 0.73 two pairs at a time, their rotations' six scalar square
+  roots and divisions a pair keeping the divider busy).
 
 Matrix rows are padded with zeros to a whole number of vectors (a
 Cholesky's padding gets ones on its diagonal), so the vector loops need no
@@ -1182,65 +1184,87 @@ def _turn_rows(matrix: str, layout: _Layout, width: str, pair: str) -> list[str]
     ]
 
 
-def _rotation(pair: str, vector: str) -> list[str]:
-    """Lines of pair `pair`'s Hestenes rotation from its rows' squared norms %na{pair}, %nb{pair} and product
-    %g{pair}: %far{pair} where |g| > eps sqrt(a b) (%eps), the rotation that makes the rows orthogonal (t the
-    smaller root of t^2 + 2 zeta t - 1, zeta = (b - a) / 2g; meaningless where not far) as %cosv{pair},
-    %sinv{pair}, %nsinv{pair}, and %moved{pair}: far, or the sums not numbers (so that the sweeps go on, and
-    info tells)."""
-    return [
-        f"%ab{pair} = arith.mulf %na{pair}, %nb{pair} : f64",
-        f"%root{pair} = math.sqrt %ab{pair} : f64",
-        f"%limit{pair} = arith.mulf %root{pair}, %eps : f64",
-        f"%size{pair} = math.absf %g{pair} : f64",
-        f"%far{pair} = arith.cmpf ogt, %size{pair}, %limit{pair} : f64",
-        f"%odd{pair} = arith.cmpf uno, %g{pair}, %ab{pair} : f64",
-        f"%moved{pair} = arith.ori %far{pair}, %odd{pair} : i1",
-        f"%gap{pair} = arith.subf %nb{pair}, %na{pair} : f64",
-        f"%g2{pair} = arith.mulf %g{pair}, %two64 : f64",
-        f"%zeta{pair} = arith.divf %gap{pair}, %g2{pair} : f64",
-        f"%zabs{pair} = math.absf %zeta{pair} : f64",
-        f"%z2{pair} = math.fma %zeta{pair}, %zeta{pair}, %unit64 : f64",
-        f"%zr{pair} = math.sqrt %z2{pair} : f64",
-        f"%den{pair} = arith.addf %zabs{pair}, %zr{pair} : f64",
-        f"%up{pair} = arith.cmpf oge, %zeta{pair}, %zero64 : f64",
-        f"%sign{pair} = arith.select %up{pair}, %unit64, %minus_unit64 : f64",
-        f"%t{pair} = arith.divf %sign{pair}, %den{pair} : f64",
-        f"%t2{pair} = math.fma %t{pair}, %t{pair}, %unit64 : f64",
-        f"%tr{pair} = math.sqrt %t2{pair} : f64",
-        f"%cos{pair} = arith.divf %unit64, %tr{pair} : f64",
-        f"%sin{pair} = arith.mulf %cos{pair}, %t{pair} : f64",
-        f"%nsin{pair} = arith.negf %sin{pair} : f64",
-        f"%cosv{pair} = vector.broadcast %cos{pair} : f64 to {vector}",
-        f"%sinv{pair} = vector.broadcast %sin{pair} : f64 to {vector}",
-        f"%nsinv{pair} = vector.broadcast %nsin{pair} : f64 to {vector}",
+# Disjoint pairs of rows the one-sided Jacobi kernel takes at a time: their sums in one pass over the
+# rows, and their rotations' square roots and divisions as lanes of one vector (a pair at a time, they
+# kept the divider busy for most of a pair's time).
+JACOBI_PAIRS = 4
+_PAIRS = "abcd"[:JACOBI_PAIRS]
+
+
+def _rotations(vector: str) -> list[str]:
+    """Lines of the Hestenes rotations of the JACOBI_PAIRS pairs, as lanes of vectors of f64, from their
+    rows' squared norms %na{pair}, %nb{pair} and products %g{pair}: %far{pair} where |g| > eps sqrt(a b)
+    (g^2 > eps^2 a b; %eps2), the rotation that makes the rows orthogonal (t the smaller root of t^2 +
+    2 zeta t - 1, zeta = (b - a) / 2g; meaningless where not far) broadcast to `vector` as %cosv{pair},
+    %sinv{pair}, %nsinv{pair}, and %moved{pair}: far, or the sums not numbers (so that the sweeps go on,
+    and info tells)."""
+    lanes, mask = f"vector<{JACOBI_PAIRS}xf64>", f"vector<{JACOBI_PAIRS}xi1>"
+    lines = [f"%{name}_all = vector.from_elements {', '.join(f'%{name}{pair}' for pair in _PAIRS)} : {lanes}"
+             for name in ("na", "nb", "g")]
+    lines += [
+        f"%ab = arith.mulf %na_all, %nb_all : {lanes}",
+        f"%limit = arith.mulf %ab, %eps2 : {lanes}",
+        f"%g_squared = arith.mulf %g_all, %g_all : {lanes}",
+        f"%far = arith.cmpf ogt, %g_squared, %limit : {lanes}",
+        f"%odd = arith.cmpf uno, %g_all, %ab : {lanes}",
+        f"%gap = arith.subf %nb_all, %na_all : {lanes}",
+        f"%g2 = arith.mulf %g_all, %twos : {lanes}",
+        f"%zeta = arith.divf %gap, %g2 : {lanes}",
+        f"%zabs = math.absf %zeta : {lanes}",
+        f"%z2 = math.fma %zeta, %zeta, %units : {lanes}",
+        f"%zr = math.sqrt %z2 : {lanes}",
+        f"%den = arith.addf %zabs, %zr : {lanes}",
+        f"%up = arith.cmpf oge, %zeta, %noughts : {lanes}",
+        f"%sign = arith.select %up, %units, %minus_units : {mask}, {lanes}",
+        f"%t = arith.divf %sign, %den : {lanes}",
+        f"%t2 = math.fma %t, %t, %units : {lanes}",
+        f"%tr = math.sqrt %t2 : {lanes}",
+        f"%cos = arith.divf %units, %tr : {lanes}",
+        f"%sin = arith.mulf %cos, %t : {lanes}",
     ]
+    for n, pair in enumerate(_PAIRS):
+        lines += [f"%far{pair} = vector.extract %far[{n}] : i1 from {mask}",
+                  f"%odd{pair} = vector.extract %odd[{n}] : i1 from {mask}",
+                  f"%moved{pair} = arith.ori %far{pair}, %odd{pair} : i1",
+                  f"%cos{pair} = vector.extract %cos[{n}] : f64 from {lanes}",
+                  f"%sin{pair} = vector.extract %sin[{n}] : f64 from {lanes}",
+                  f"%nsin{pair} = arith.negf %sin{pair} : f64",
+                  f"%cosv{pair} = vector.broadcast %cos{pair} : f64 to {vector}",
+                  f"%sinv{pair} = vector.broadcast %sin{pair} : f64 to {vector}",
+                  f"%nsinv{pair} = vector.broadcast %nsin{pair} : f64 to {vector}"]
+    return lines
 
 
 def _pair_rotations(rows: _Layout, rotations: _Layout) -> list[str]:
-    """Lines of one Hestenes step on two disjoint pairs of rows of %out (laid out as `rows`), (%ia, %ja) and
-    (%ib, %jb): their squared norms and products in one pass (six independent sums), both rotations (two
-    independent chains of square roots and divisions: one pair at a time waited on each), and each applied
-    where its pair is far from orthogonal, to the pair and to its rows of %rot (laid out as `rotations`).
-    Defines %moved: whether either pair was rotated or its sums are not numbers."""
-    vector, types = rows.vector, ", ".join([rows.vector] * 6)
-    accumulators = ", ".join(f"%p{u} = %zeros" for u in range(6))
-    lines = [f"%sums:6 = scf.for %c = %c0 to %width step %lanes iter_args({accumulators}) -> ({types}) {{"]
-    for n, pair in enumerate("ab"):
+    """Lines of one Hestenes step on JACOBI_PAIRS disjoint pairs of rows of %out (laid out as `rows`), (%ia,
+    %ja), (%ib, %jb), ...: their squared norms and products in one pass (three independent sums a pair),
+    their rotations (_rotations), and each applied where its pair is far from orthogonal, to the pair and
+    to its rows of %rot (laid out as `rotations`). Defines %moved: whether any pair was rotated or its sums
+    are not numbers."""
+    count = 3 * JACOBI_PAIRS
+    vector, types = rows.vector, ", ".join([rows.vector] * count)
+    accumulators = ", ".join(f"%p{u} = %zeros" for u in range(count))
+    lines = [f"%sums:{count} = scf.for %c = %c0 to %width step %lanes iter_args({accumulators}) -> ({types}) {{"]
+    for n, pair in enumerate(_PAIRS):
         lines += [f"%x{pair}i = vector.load %out[%b, %i{pair}, %c] : {rows.memref}, {vector}",
                   f"%x{pair}j = vector.load %out[%b, %j{pair}, %c] : {rows.memref}, {vector}",
                   f"%q{3 * n} = vector.fma %x{pair}i, %x{pair}i, %p{3 * n} : {vector}",
                   f"%q{3 * n + 1} = vector.fma %x{pair}j, %x{pair}j, %p{3 * n + 1} : {vector}",
                   f"%q{3 * n + 2} = vector.fma %x{pair}i, %x{pair}j, %p{3 * n + 2} : {vector}"]
-    lines += [f"scf.yield {', '.join(f'%q{u}' for u in range(6))} : {types}", "}"]
-    for n, pair in enumerate("ab"):
+    lines += [f"scf.yield {', '.join(f'%q{u}' for u in range(count))} : {types}", "}"]
+    for n, pair in enumerate(_PAIRS):
         lines += [f"%{name}{pair} = vector.reduction <add>, %sums#{3 * n + u} : {vector} into f64"
                   for u, name in enumerate(("na", "nb", "g"))]
-        lines += _rotation(pair, vector)
-    for pair in "ab":
+    lines += _rotations(vector)
+    for pair in _PAIRS:
         lines += [f"scf.if %far{pair} {{", *_turn_rows("%out", rows, "%width", pair),
                   *_turn_rows("%rot", rotations, "%rot_width", pair), "}"]
-    return lines + ["%moved = arith.ori %moveda, %movedb : i1"]
+    moved = f"%moved{_PAIRS[0]}"
+    for n, pair in enumerate(_PAIRS[1:], 2):
+        either = "%moved" if n == JACOBI_PAIRS else f"%moved_{n}"
+        lines.append(f"{either} = arith.ori {moved}, %moved{pair} : i1")
+        moved = either
+    return lines
 
 
 def _round_robin_pair(pair: str, position: str) -> list[str]:
@@ -1263,8 +1287,8 @@ def _round_robin_pair(pair: str, position: str) -> list[str]:
 def one_sided_jacobi_executable(symbol: str, batch: int, k: int, m: int, width: int, rot_width: int, lanes: int,
                                 eps: float) -> str:
     """The one-sided Jacobi kernel for `batch` f64 matrices x [m, width] (rows of a^H, k of them and m - k
-    zero rows after them, m a multiple of 4; zero padded to whole vectors of `lanes`): sweeps of the
-    round-robin schedule's m - 1 rounds of m / 2 disjoint pairs, two pairs at a time, each rotated
+    zero rows after them, m a multiple of 2 JACOBI_PAIRS; zero padded to whole vectors of `lanes`): sweeps of the
+    round-robin schedule's m - 1 rounds of m / 2 disjoint pairs, JACOBI_PAIRS at a time, each rotated
     (Hestenes) until the pair is orthogonal to eps (a zero row is orthogonal to every row), until a sweep
     rotates none or lapack.MAX_SWEEPS have run. Gives x rotated, the rotations' product [m, rot_width]
     (the identity's rows turned as x's are) and info [batch] (1 where the last sweep still rotated: not
@@ -1278,8 +1302,9 @@ def one_sided_jacobi_executable(symbol: str, batch: int, k: int, m: int, width: 
         *_constants(lanes, k=k, m=m, m1=m - 1, half=m // 2, width=width, rot_width=rot_width,
                     sweeps=lapack.MAX_SWEEPS),
         *_ql_constants(rows.vector),
-        "%minus_unit64 = arith.constant -1.0 : f64",
-        f"%eps = arith.constant {eps:e} : f64",
+        f"%eps2 = arith.constant dense<{eps * eps:e}> : vector<{JACOBI_PAIRS}xf64>",
+        *(f"%{name} = arith.constant dense<{value}> : vector<{JACOBI_PAIRS}xf64>"
+          for name, value in (("units", 1.0), ("minus_units", -1.0), ("twos", 2.0), ("noughts", 0.0))),
         "%one32 = arith.constant 1 : i32",
         *_copy("%m", "%width", rows.memref, rows.vector),
         "scf.for %i = %c0 to %m step %c1 {",
@@ -1297,10 +1322,9 @@ def one_sided_jacobi_executable(symbol: str, batch: int, k: int, m: int, width: 
         "} do {",
         "^bb0(%done: index, %was: i1):",
         "%any = scf.for %r = %c0 to %m1 step %c1 iter_args(%r0 = %false) -> (i1) {",
-        "%r2 = scf.for %p = %c0 to %half step %c2 iter_args(%r1 = %r0) -> (i1) {",
-        "%next_p = arith.addi %p, %c1 : index",
-        *_round_robin_pair("a", "%p"),
-        *_round_robin_pair("b", "%next_p"),
+        f"%r2 = scf.for %p = %c0 to %half step %c{JACOBI_PAIRS} iter_args(%r1 = %r0) -> (i1) {{",
+        *(f"%p{pair} = arith.addi %p, %c{n} : index" for n, pair in enumerate(_PAIRS) if n),
+        *(line for n, pair in enumerate(_PAIRS) for line in _round_robin_pair(pair, f"%p{pair}" if n else "%p")),
         *_pair_rotations(rows, rotations),
         "%rr = arith.ori %r1, %moved : i1",
         "scf.yield %rr : i1",
@@ -1513,7 +1537,7 @@ class _Kernels(KernelCalls):
         rows padded to whole vectors of f64 and the rotations' to k in them."""
         dims, lanes = build.shape(x), self.lanes // 2
         rows, (batch, k, _) = self._padded_matrices(x, lanes=lanes)
-        m = _padded(k, 4)  # zero rows to a multiple of 4: the schedule's rounds are pairs of pairs
+        m = _padded(k, 2 * JACOBI_PAIRS)  # zero rows: a round's pairs are taken JACOBI_PAIRS at a time
         rows = build.pad(rows, build.splat(0, build.tensor([], build.element(x))), [(0, 0), (0, m - k), (0, 0)])
         width, rot_width = build.shape(rows)[-1], _padded(k, lanes)
         symbol = f"oxla_f64_one_sided_jacobi_{batch}x{k}x{dims[-1]}"
