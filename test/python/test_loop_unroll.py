@@ -184,6 +184,13 @@ def test_a_copy_reads_the_index_before_it_as_it_is():
     np.testing.assert_array_equal(runtime.load(compile(_DIFFERENCES)).main(x), want)
 
 
+def _updates_in_body(text: str) -> int:
+    """The dynamic_update_slice ops in the loop body of `text` after oxla-hlo-opt and oxla-unroll-loops."""
+    module = ir.parse(text)
+    transforms.run(module, "builtin.module(oxla-hlo-opt,oxla-unroll-loops)")
+    return sum(op.name == "stablehlo.dynamic_update_slice" for op in _while(module).regions[1].blocks[0].operations)
+
+
 def test_loops_that_update_a_tensor_they_read_slices_of_unroll():
     # x.at[i].set(x[i, ::-1] + x[i - 1]): each copy reads the row the copy before it wrote
     step = _DIFFERENCE_STEP.replace("%xs", "%ys").replace("%d = stablehlo.subtract", "%d = stablehlo.add")
@@ -191,10 +198,7 @@ def test_loops_that_update_a_tensor_they_read_slices_of_unroll():
 {counted_loop(16, [("%ys", "%x", _X)], step, ["%ys2"])}  return %r#1 : {_X}
 }}
 """
-    module = ir.parse(text)
-    transforms.run(module, "builtin.module(oxla-hlo-opt,oxla-unroll-loops,oxla-dce)")
-    body = _while(module).regions[1].blocks[0]
-    assert sum(op.name == "stablehlo.dynamic_update_slice" for op in body.operations) == 8
+    assert _updates_in_body(text) == 8
     x = np.random.default_rng(10).standard_normal((16, 8)).astype(np.float32)
     want = x.copy()
     for i in range(16):
@@ -204,21 +208,17 @@ def test_loops_that_update_a_tensor_they_read_slices_of_unroll():
 
 def test_a_loop_updating_a_tensor_into_another_value_stays_rolled():
     # ys = x.at[i].set(x[i]) from the same x every trip, x passed on as it is: unrolled, iree-compile crashed
-    step = """%row = stablehlo.dynamic_slice %x, %i, %z, sizes = [1, 8] : ({x}, tensor<i32>, tensor<i32>) -> {row}
-%z = stablehlo.constant dense<0> : tensor<i32>
-%h = stablehlo.constant dense<2.0> : {row}
-%d = stablehlo.multiply %row, %h : {row}
-%ys2 = stablehlo.dynamic_update_slice %x, %d, %i, %z : ({x}, {row}, tensor<i32>, tensor<i32>) -> {x}
-""".format(x=_X, row=_ROW)
-    step = "\n".join([step.splitlines()[1], step.splitlines()[0], *step.splitlines()[2:]])
+    step = f"""%z = stablehlo.constant dense<0> : tensor<i32>
+%row = stablehlo.dynamic_slice %x, %i, %z, sizes = [1, 8] : ({_X}, tensor<i32>, tensor<i32>) -> {_ROW}
+%h = stablehlo.constant dense<2.0> : {_ROW}
+%d = stablehlo.multiply %row, %h : {_ROW}
+%ys2 = stablehlo.dynamic_update_slice %x, %d, %i, %z : ({_X}, {_ROW}, tensor<i32>, tensor<i32>) -> {_X}
+"""
     text = f"""func.func @main(%a: {_X}) -> {_X} {{
 {counted_loop(16, [("%x", "%a", _X), ("%ys", "%a", _X)], step, ["%x", "%ys2"])}  return %r#2 : {_X}
 }}
 """
-    module = ir.parse(text)
-    transforms.run(module, "builtin.module(oxla-hlo-opt,oxla-unroll-loops)")
-    body = _while(module).regions[1].blocks[0]
-    assert sum(op.name == "stablehlo.dynamic_update_slice" for op in body.operations) == 1
+    assert _updates_in_body(text) == 1
     x = np.random.default_rng(13).standard_normal((16, 8)).astype(np.float32)
     want = x.copy()
     want[15] *= 2

@@ -1187,8 +1187,8 @@ def _turn_rows(matrix: str, layout: _Layout, width: str, pair: str) -> list[str]
 # Disjoint pairs of rows the one-sided Jacobi kernel takes at a time: their sums in one pass over the
 # rows, and their rotations' square roots and divisions as lanes of one vector (a pair at a time, they
 # kept the divider busy for most of a pair's time).
-JACOBI_PAIRS = 4
-_PAIRS = "abcd"[:JACOBI_PAIRS]
+_PAIRS = "abcd"  # their names in the kernel's lines
+JACOBI_PAIRS = len(_PAIRS)
 
 
 def _rotations(vector: str) -> list[str]:
@@ -1287,8 +1287,8 @@ def _round_robin_pair(pair: str, position: str) -> list[str]:
 def one_sided_jacobi_executable(symbol: str, batch: int, k: int, m: int, width: int, rot_width: int, lanes: int,
                                 eps: float) -> str:
     """The one-sided Jacobi kernel for `batch` f64 matrices x [m, width] (rows of a^H, k of them and m - k
-    zero rows after them, m a multiple of 2 JACOBI_PAIRS; zero padded to whole vectors of `lanes`): sweeps of the
-    round-robin schedule's m - 1 rounds of m / 2 disjoint pairs, JACOBI_PAIRS at a time, each rotated
+    zero rows after them, m a multiple of 2 JACOBI_PAIRS; zero padded to whole vectors of `lanes`): sweeps
+    of the round-robin schedule's m - 1 rounds of m / 2 disjoint pairs, JACOBI_PAIRS at a time, each rotated
     (Hestenes) until the pair is orthogonal to eps (a zero row is orthogonal to every row), until a sweep
     rotates none or lapack.MAX_SWEEPS have run. Gives x rotated, the rotations' product [m, rot_width]
     (the identity's rows turned as x's are) and info [batch] (1 where the last sweep still rotated: not
