@@ -207,7 +207,8 @@ def test_loops_that_update_a_tensor_they_read_slices_of_unroll():
 
 
 def test_a_loop_updating_a_tensor_into_another_value_stays_rolled():
-    # ys = x.at[i].set(2 x[i]) from the same x every trip, x passed on as it is: unrolled, iree-compile crashed
+    # ys = x.at[i].set(2 x[i]) from the same x every trip, x passed on as it is: the kind of loop on which
+    # iree-compile crashed unrolled (test_unread_carried's fori_loop writing into a closed-over array)
     step = f"""%z = stablehlo.constant dense<0> : tensor<i32>
 %row = stablehlo.dynamic_slice %x, %i, %z, sizes = [1, 8] : ({_X}, tensor<i32>, tensor<i32>) -> {_ROW}
 %h = stablehlo.constant dense<2.0> : {_ROW}
