@@ -229,6 +229,18 @@ def test_geqrf_and_orgqr_match_numpy_which_calls_them(dtype, shape):
         np.testing.assert_allclose(q[index], np.linalg.qr(a[index])[0], rtol=tolerance, atol=tolerance)
 
 
+def test_a_complex_qr_that_o3_dispatch_creation_breaks_compiles_at_o3_elsewhere():
+    # Dispatch creation's aggressive fusion wires a vecmat of the complex<f64> QR's loop to a rank-0 result
+    # of a multi-result dispatch region, which fails IREE's verifier; the set after "o3" turns only that
+    # fusion off (it fell back to IREE's O0 defaults before). When IREE stops failing, this gives "o3".
+    shape = (6, 4)
+    a = _random(shape, np.complex128, seed=2)
+    artifact = compile(_geqrf_then_orgqr(shape, np.complex128))
+    assert artifact.flag_set == "o3-dispatch-o1" and "--iree-opt-level=O3" in artifact.flags
+    _, _, q = (np.asarray(r) for r in runtime.load(artifact).main(a))
+    np.testing.assert_allclose(q, np.linalg.qr(a)[0], rtol=1e-10, atol=1e-10)
+
+
 def test_geqrf_leaves_a_column_with_nothing_below_it_alone():
     a = np.triu(_random((4, 4), np.float32, seed=3))  # already upper triangular: every tau is 0 but the last
     reflectors, tau, q = _run(_geqrf_then_orgqr((4, 4), np.float32), a)

@@ -203,7 +203,7 @@ def test_a_failure_past_the_input_phase_retries_with_the_next_flag_set(monkeypat
 
     def fail_first_set(self, module, start, stop, hooks, times):
         seen.append(sum(len(listed) for listed in hooks.values()))
-        if len(seen) <= 2:
+        if len(seen) <= 4:
             raise CompileError("dispatch-creation", [])
         return real(self, module, start, stop, hooks, times)
 
@@ -211,11 +211,13 @@ def test_a_failure_past_the_input_phase_retries_with_the_next_flag_set(monkeypat
     with warnings.catch_warnings():
         warnings.simplefilter("error", compiler_module.CodegenPassesWarning)  # the flags failed, not the passes
         artifact = compile(MLP)
-    # The first set with oxla's codegen passes, the same set without them, then the next set with them.
+    # Each failing set with oxla's codegen passes, then without them; then the third set with them.
     passes = len(TARGETS["llvm-cpu"].codegen_passes)
-    assert seen == [passes, 0, passes]
-    assert artifact.flag_set == TARGETS["llvm-cpu"].flag_sets[1][0] and len(artifact.codegen_passes) == passes
+    assert seen == [passes, 0, passes, 0, passes]
+    assert artifact.flag_set == TARGETS["llvm-cpu"].flag_sets[2][0] and len(artifact.codegen_passes) == passes
+    # The third set's flags replace the earlier sets' (O3 and dispatch creation's O1 are gone).
     assert "--iree-opt-level=O3" not in artifact.flags and "--iree-opt-data-tiling=true" in artifact.flags
+    assert not any(f.startswith("--iree-dispatch-creation-opt-level") for f in artifact.flags)
 
 
 def test_a_failure_only_with_the_codegen_passes_compiles_without_them_and_warns(monkeypatch):

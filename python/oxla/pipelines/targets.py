@@ -39,8 +39,8 @@ class Target:
     # they are resolved into the module's device target with the chip and options.
     executable_flag_prefix: str = ""
     # oxla pipelines run between IREE's phases ("after:<phase>", pipeline) where IREE's own code
-    # generation choices are weak; oxla.compile runs them with the first flag set only, and retries
-    # that set without them before falling back to the next.
+    # generation choices are weak; oxla.compile runs them with each flag set, and retries a set that
+    # fails without them before falling back to the next.
     codegen_passes: tuple[tuple[str, str], ...] = ()
     # (executable flags, element types): a program whose contractions (CONTRACTIONS) all take operands
     # of these element types is compiled with these flags, unless the caller sets them.
@@ -110,24 +110,31 @@ LLVM_CPU_OPTIONS = (
     # Dispatches run on the caller's thread or on task workers with 128 KiB stacks.
     "--iree-llvmcpu-stack-allocation-limit=65536",
 )
+_LLVM_CPU_O3_DATA_TILING = (
+    "--iree-opt-level=O3",  # fuses elementwise chains and reductions: 3.4x -> 1.0-1.4x on those
+    "--iree-opt-data-tiling=true",  # packed matmul operands: GEMMs and the MLP 2.5x-4.5x -> 0.9x-1.15x
+    # Global optimization at O2 and above folds BERT's head transposes into its
+    # matmuls, which then run slower (1.21x instead of 0.92x); O1 keeps the rest of O3.
+    "--iree-global-optimization-opt-level=O1",
+)
 LLVM_CPU_FLAG_SETS = (
-    ("o3-data-tiling", (
-        "--iree-opt-level=O3",  # fuses elementwise chains and reductions: 3.4x -> 1.0-1.4x on those
-        "--iree-opt-data-tiling=true",  # packed matmul operands: GEMMs and the MLP 2.5x-4.5x -> 0.9x-1.15x
-        # Global optimization at O2 and above folds BERT's head transposes into its
-        # matmuls, which then run slower (1.21x instead of 0.92x); O1 keeps the rest of O3.
-        "--iree-global-optimization-opt-level=O1",
-    )),
+    ("o3-data-tiling", _LLVM_CPU_O3_DATA_TILING),
+    # Dispatch creation's aggressive fusion (its O2 and up) makes IREE fail on some programs: it
+    # rewires the users of a multi-result dispatch region to the wrong results (complex QR, SVD and
+    # pinv: "expected operand #0 rank (0)"), or forms dispatches whose stores code generation rejects
+    # ("write affecting operations on global resources": programs with a dynamic batch, a complex
+    # svdvals). With dispatch creation at O1 they compile, and the rest stays at O3, which
+    # "data-tiling" (IREE's O0) gives up.
+    ("o3-data-tiling-dispatch-o1", _LLVM_CPU_O3_DATA_TILING + ("--iree-dispatch-creation-opt-level=O1",)),
     ("data-tiling", ("--iree-opt-data-tiling=true",)),
     ("iree-defaults", ()),
 )
 # IREE 3.13's data tiling crashes iree-compile itself (a segfault, which no fallback can catch) on
 # complex<f64> contractions, such as a legalized complex triangular_solve: programs with complex
-# values compile without it.
-LLVM_CPU_COMPLEX_FLAG_SETS = (
-    ("o3", tuple(f for f in LLVM_CPU_FLAG_SETS[0][1] if f != "--iree-opt-data-tiling=true")),
-    ("iree-defaults", ()),
-)
+# values compile without it (the sets above but "data-tiling", without that flag).
+LLVM_CPU_COMPLEX_FLAG_SETS = tuple(
+    (name.replace("-data-tiling", ""), tuple(f for f in flags if f != "--iree-opt-data-tiling=true"))
+    for name, flags in LLVM_CPU_FLAG_SETS if name != "data-tiling")
 
 
 # Ops that are, or that oxla legalizes into, contractions (dot_general).
