@@ -369,7 +369,7 @@ def _gesdd(shape, mode: str = "N") -> str:
 
 def _assert_singular_values(a, values, info, tolerance=4e-6):
     """values descending and numpy's (LAPACK's in f64) within tolerance times the largest."""
-    want = np.linalg.svd(a.astype(np.float64), compute_uv=False)
+    want = np.linalg.svd(a if np.iscomplexobj(a) else a.astype(np.float64), compute_uv=False)
     np.testing.assert_allclose(values, want, rtol=0, atol=tolerance * max(want.max(), np.finfo(np.float32).tiny))
     assert (np.diff(values, axis=-1) <= 0).all()
     assert not np.any(info)
@@ -409,6 +409,37 @@ def test_gesdd_values_count_nans_in_info():
     _, values, _, _, info = _run(_gesdd(a.shape), a)
     assert info[0] == 0 and info[1] > 0
     _assert_singular_values(a[0], values[0], info[0])
+
+
+def _complex_gesdd(shape, mode: str = "N") -> str:
+    m, n = shape[-2:]
+    k, batch, c64 = min(m, n), tuple(shape[:-2]), "complex<f32>"
+    u, vt = ((m, m), (n, n)) if mode in "AN" else ((m, k), (k, n))
+    return lapack_call("gesdd", "c", [(shape, c64)], [(shape, c64), (batch + (k,), "f32"), (batch + u, c64),
+                                                      (batch + vt, c64), (batch, "i32")], f"mode = {ord(mode)} : ui8")
+
+
+@pytest.mark.parametrize("name", ["tall", "wide", "batched-tail", "rank-two", "unitary", "real", "one"])
+def test_complex_gesdd_values_run_the_real_kernel_on_the_embedding(name):
+    """A complex matrix's singular values are those of the real [[re, -im], [im, re]], each twice; equal
+    ones (all of a unitary matrix's: 2k equal values in the embedding) must still come out once each."""
+    rng = np.random.default_rng(47)
+    shape = {"wide": (9, 23), "batched-tail": (2, 21, 13), "one": (1, 1)}.get(name, (20, 12))
+    a = rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+    a = {"rank-two": lambda: a[:, :2] @ a[:2, :], "unitary": lambda: np.linalg.qr(a[:12])[0],
+         "real": lambda: a.real}.get(name, lambda: a)()
+    a = a.astype(np.complex64)
+    src = _complex_gesdd(a.shape)
+    assert "@oxla_f32_singular_values_" in ir.to_text(compile(src, compile_to="input"))
+    operand, values, u, vt, info = _run(src, a)
+    np.testing.assert_array_equal(operand, a)
+    assert not u.any() and not vt.any()
+    _assert_singular_values(a.astype(np.complex128), values, info)
+
+
+def test_complex_gesdd_with_vectors_keeps_the_jacobi_loops():
+    """The embedding's singular vectors give a's only where singular values do not repeat."""
+    assert not _dispatched(_complex_gesdd((6, 4), "S"))
 
 
 def _assert_svd(a, values, u, vt, info, tolerance=4e-6):

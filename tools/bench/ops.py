@@ -509,6 +509,8 @@ OPS = {
     "svdvals": ("singular values of f32[256,64] (jnp.linalg.svd, compute_uv=False)",
                 lambda: _linalg("svd", compute_uv=False),
                 lambda: [_normal(118, 256, 64)], 1e-4),
+    "svdvals_complex": ("singular values of c64[128,64] (jnp.linalg.svd, compute_uv=False)",
+                        lambda: _linalg("svd", compute_uv=False), lambda: [_complex_normal(123, 128, 64)], 1e-4),
     "pinv": ("jnp.linalg.pinv of f32[256,64] (an SVD with vectors)", lambda: _linalg("pinv"),
              lambda: [_normal(122, 256, 64)], 1e-4),
     "fmod": ("jnp.fmod(x, y) of f32[1024,1024], |x| up to about 400 |y|", lambda: _fmod,
