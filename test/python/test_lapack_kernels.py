@@ -359,12 +359,15 @@ def test_heevd_with_vectors_keeps_the_jacobi_loops():
     assert not _dispatched(_heevd((6, 6), "V"))
 
 
-def _gesdd(shape, mode: str = "N") -> str:
+def _gesdd(shape, mode: str = "N", element: str = "f32") -> str:
+    """A gesdd call of `element` matrices (f32 or complex<f32>); its singular values are f32 either way."""
     m, n = shape[-2:]
     k, batch = min(m, n), tuple(shape[:-2])
     u, vt = ((m, m), (n, n)) if mode in "AN" else ((m, k), (k, n))
-    return _call("gesdd", [(shape,)], [(shape,), (batch + (k,),), (batch + u,), (batch + vt,), (batch, "i32")],
-                 f"mode = {ord(mode)} : ui8")
+    letter = "c" if element.startswith("complex") else "s"
+    return lapack_call("gesdd", letter, [(shape, element)], [(shape, element), (batch + (k,), "f32"),
+                                                             (batch + u, element), (batch + vt, element),
+                                                             (batch, "i32")], f"mode = {ord(mode)} : ui8")
 
 
 def _assert_singular_values(a, values, info, tolerance=4e-6):
@@ -411,14 +414,6 @@ def test_gesdd_values_count_nans_in_info():
     _assert_singular_values(a[0], values[0], info[0])
 
 
-def _complex_gesdd(shape, mode: str = "N") -> str:
-    m, n = shape[-2:]
-    k, batch, c64 = min(m, n), tuple(shape[:-2]), "complex<f32>"
-    u, vt = ((m, m), (n, n)) if mode in "AN" else ((m, k), (k, n))
-    return lapack_call("gesdd", "c", [(shape, c64)], [(shape, c64), (batch + (k,), "f32"), (batch + u, c64),
-                                                      (batch + vt, c64), (batch, "i32")], f"mode = {ord(mode)} : ui8")
-
-
 @pytest.mark.parametrize("name", ["tall", "wide", "batched-tail", "rank-two", "unitary", "real", "one"])
 def test_complex_gesdd_values_run_the_real_kernel_on_the_embedding(name):
     """A complex matrix's singular values are those of the real [[re, -im], [im, re]], each twice; equal
@@ -429,7 +424,7 @@ def test_complex_gesdd_values_run_the_real_kernel_on_the_embedding(name):
     a = {"rank-two": lambda: a[:, :2] @ a[:2, :], "unitary": lambda: np.linalg.qr(a[:12])[0],
          "real": lambda: a.real}.get(name, lambda: a)()
     a = a.astype(np.complex64)
-    src = _complex_gesdd(a.shape)
+    src = _gesdd(a.shape, "N", "complex<f32>")
     assert "@oxla_f32_singular_values_" in ir.to_text(compile(src, compile_to="input"))
     operand, values, u, vt, info = _run(src, a)
     np.testing.assert_array_equal(operand, a)
@@ -439,7 +434,7 @@ def test_complex_gesdd_values_run_the_real_kernel_on_the_embedding(name):
 
 def test_complex_gesdd_with_vectors_keeps_the_jacobi_loops():
     """The embedding's singular vectors give a's only where singular values do not repeat."""
-    assert not _dispatched(_complex_gesdd((6, 4), "S"))
+    assert not _dispatched(_gesdd((6, 4), "S", "complex<f32>"))
 
 
 def _assert_svd(a, values, u, vt, info, tolerance=4e-6):
