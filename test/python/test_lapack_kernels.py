@@ -16,6 +16,7 @@ from oxla import ir, runtime
 from oxla.pipelines import compile
 from oxla.transforms.lapack_kernels import BLOCK
 
+from compiled import compiled
 from lapack_calls import lapack_call
 
 KERNELS = "oxla-llvmcpu-lapack-kernels"
@@ -38,7 +39,7 @@ def _call(routine: str, operands: list[tuple], results: list[tuple], config: str
 
 
 def _run(src: str, *args, chip: str = "host", **options):
-    results = runtime.load(compile(src, cpu=chip, **options)).main(*args)
+    results = runtime.load(compiled(src, cpu=chip, **options)).main(*args)
     return [np.asarray(r) for r in (results if isinstance(results, (list, tuple)) else [results])]
 
 

@@ -10,6 +10,7 @@ import pytest
 from oxla import ir, runtime, transforms
 from oxla.pipelines import compile
 
+from compiled import compiled
 from lapack_calls import lapack_call
 
 PASS = "builtin.module(oxla-legalize-lapack-calls)"
@@ -24,7 +25,7 @@ def _call(routine: str, dtype, operands: list[tuple], results: list[tuple], conf
 
 
 def _run(src: str, *args, **options):
-    results = runtime.load(compile(src, **options)).main(*args)
+    results = runtime.load(compiled(src, **options)).main(*args)
     return [np.asarray(r) for r in (results if isinstance(results, (list, tuple)) else [results])]
 
 

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from oxla import ir, runtime, transforms
-from oxla.pipelines import compile
+
+from compiled import compiled
 
 jax = pytest.importorskip("jax")
 jnp = jax.numpy
@@ -15,7 +16,7 @@ jnp = jax.numpy
 def _run_both(fn, *args):
     """(oxla's result, XLA's) of the JAX function `fn` on `args`."""
     text = jax.jit(fn).lower(*args).as_text()
-    got = runtime.load(compile(text, target="llvm-cpu")).main(*args)
+    got = runtime.load(compiled(text, target="llvm-cpu")).main(*args)
     want = jax.jit(fn)(*args)
     return [np.asarray(g) for g in (got if isinstance(got, (list, tuple)) else [got])], \
         [np.asarray(w) for w in (want if isinstance(want, (list, tuple)) else [want])]
