@@ -13,7 +13,9 @@ import numpy as np
 import pytest
 
 from oxla import ir, runtime
+from oxla.dialects import stablehlo_build as build
 from oxla.pipelines import compile
+from oxla.transforms import lapack
 from oxla.transforms.lapack_kernels import BLOCK
 
 from compiled import compiled
@@ -245,16 +247,17 @@ def _symmetric(shape, seed):
 def _assert_eigen(a, values, vectors, info, tolerance=4e-6):
     """values ascending and those of numpy (LAPACK in f64), vectors orthonormal with a v = lambda v, each
     within tolerance times the matrix's 2-norm (LAPACK's own bound is a small multiple of eps ||a||)."""
-    a64 = a.astype(np.float64)
+    wide = np.complex128 if np.iscomplexobj(a) else np.float64
+    a64 = a.astype(wide)
     norm = max(np.linalg.norm(a64, 2, axis=(-2, -1)).max(), np.finfo(np.float32).tiny)
     np.testing.assert_allclose(values, np.linalg.eigvalsh(a64), rtol=0, atol=tolerance * norm)
     assert (np.diff(values, axis=-1) >= 0).all()
     if vectors is not None:
-        v = vectors.astype(np.float64)
+        v = vectors.astype(wide)
         n = a.shape[-1]
         np.testing.assert_allclose(a64 @ v, v * values[..., None, :], rtol=0, atol=tolerance * norm)
-        np.testing.assert_allclose(np.swapaxes(v, -1, -2) @ v, np.broadcast_to(np.eye(n), a.shape), rtol=0,
-                                   atol=tolerance)
+        np.testing.assert_allclose(np.conj(np.swapaxes(v, -1, -2)) @ v, np.broadcast_to(np.eye(n), a.shape),
+                                   rtol=0, atol=tolerance)
     assert not np.any(info)
 
 
@@ -336,28 +339,82 @@ def _heevd(shape, mode: str) -> str:
                        f"mode = {ord(mode)} : ui8, uplo = {ord('L')} : ui8")
 
 
-@pytest.mark.parametrize("name", ["random", "batched-tail", "identity", "repeated", "real"])
-def test_heevd_values_run_the_real_kernel_on_the_embedding(name):
-    """A Hermitian matrix's eigenvalues are those of the real [[re, -im], [im, re]], each twice; repeated
-    ones (four times there) must still come out once each."""
+def _unitary(n, seed):
+    a = np.random.default_rng(seed).standard_normal((n, n, 2)) @ np.array([1, 1j])
+    return np.linalg.qr(a)[0]
+
+
+def _hermitian_case(name):
+    """Hermitian test matrices: repeated eigenvalues (which the embedding has four times, in pairs that need not
+    give independent vectors of h) on and off the diagonal, a real one, and random ones."""
     rng = np.random.default_rng(44)
     shape = {"batched-tail": (3, 21, 21)}.get(name, (12, 12))
     a = rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
-    hermitian = {"identity": np.eye(12), "repeated": np.diag([2.0, -1.0, 2.0, 5.0] * 3) * (1 + 0j),
-                 "real": a.real + np.swapaxes(a.real, -1, -2)}.get(name, a + np.conj(np.swapaxes(a, -1, -2)))
-    hermitian = hermitian.astype(np.complex64)
-    src = _heevd(hermitian.shape, "N")
-    assert "@oxla_f32_symmetric_eigen_" in ir.to_text(compile(src, compile_to="input"))
-    _, values, info = _run(src, hermitian)
-    scale = max(np.linalg.norm(hermitian.astype(np.complex128), 2, axis=(-2, -1)).max(), 1.0)
-    np.testing.assert_allclose(values, np.linalg.eigvalsh(hermitian.astype(np.complex128)), rtol=0,
-                               atol=4e-6 * scale)
-    assert not np.any(info)
+    q = _unitary(12, 45)
+    clusters = np.diag([1.0, 1.0, 1.0, -2.0, -2.0, 7.0, 7.0, 7.0, 7.0, 7.0, 9.0, 0.5])
+    return {"identity": np.eye(12), "repeated": np.diag([2.0, -1.0, 2.0, 5.0] * 3) * (1 + 0j),
+            "clusters-rotated": q @ clusters @ np.conj(q.T), "zero": np.zeros((12, 12)),
+            "real": a.real + np.swapaxes(a.real, -1, -2)}.get(name, a + np.conj(np.swapaxes(a, -1, -2)))
 
 
-def test_heevd_with_vectors_keeps_the_jacobi_loops():
-    """The embedding's eigenvectors give h's only where eigenvalues do not repeat, so vectors keep Jacobi's."""
-    assert not _dispatched(_heevd((6, 6), "V"))
+@pytest.mark.parametrize("mode", ["N", "V"])
+@pytest.mark.parametrize("name", ["random", "batched-tail", "identity", "repeated", "clusters-rotated", "zero",
+                                  "real"])
+def test_heevd_runs_the_real_kernel_on_the_embedding(name, mode):
+    """A Hermitian matrix's eigenvalues are those of the real [[re, -im], [im, re]], each twice; repeated
+    ones (four times there) must still come out once each, with orthonormal vectors."""
+    hermitian = _hermitian_case(name).astype(np.complex64)
+    src = _heevd(hermitian.shape, mode)
+    kernel = "_vectors_" if mode == "V" else "_"
+    assert f"@oxla_f32_symmetric_eigen{kernel}" in ir.to_text(compile(src, compile_to="input"))
+    vectors, values, info = _run(src, hermitian)
+    _assert_eigen(hermitian, values, vectors if mode == "V" else None, info)
+
+
+def _selection_module() -> str:
+    """main(candidates [6, 3]) -> (lapack.orthonormal_rows of them, every other one lapack.orthonormalized or,
+    where they are far from orthonormal, zeros)."""
+
+    module = ir.parse(
+        "func.func @main(%a: tensor<6x3xcomplex<f32>>) -> (tensor<3x3xcomplex<f32>>, tensor<3x3xcomplex<f32>>) {\n"
+        "  %k:2 = stablehlo.custom_call @selection(%a) : (tensor<6x3xcomplex<f32>>) -> (tensor<3x3xcomplex<f32>>, "
+        "tensor<3x3xcomplex<f32>>)\n  return %k#0, %k#1 : tensor<3x3xcomplex<f32>>, tensor<3x3xcomplex<f32>>\n}\n")
+    (call,) = [op for op in ir.ops(module) if op.name == "stablehlo.custom_call"]
+    def selections(op):
+        every_other = build.strided_slice(op.operands[0], [0, 0], [6, 3], [2, 1])
+        return [lapack.orthonormal_rows(op.operands[0]),
+                lapack.orthonormalized(every_other, lambda: build.splat(0, every_other.type))]
+
+    build.replace(call, selections)
+    return ir.to_text(module)
+
+
+_selection = _selection_module()
+
+
+def test_orthonormal_rows_keeps_a_basis_of_each_eigenspace():
+    """lapack.orthonormal_rows on what the embedding can give for a 2-fold eigenvalue (vectors v, w): four unit
+    vectors, v, w, iv and iw or a unitary mix of those, before a simple one's pair u, -iu; every other one is
+    orthonormal only in the first order (made exactly so where it is off by rounding)."""
+    from oxla.transforms import lapack
+
+    q = _unitary(3, 46)
+    u, v, w = q[:, 0], q[:, 1], q[:, 2]
+    mix = _unitary(2, 47)
+    x, y = mix[0, 0] * v + mix[0, 1] * w, mix[1, 0] * v + mix[1, 1] * w
+    orders = {"pairs-together": ([v, 1j * v, w, 1j * w, u, -1j * u], True),
+              "pairs-apart": ([v, w, 1j * v, 1j * w, u, -1j * u], False),
+              "mixed-apart": ([x, y, 1j * x, -1j * y, u, 1j * u], False),
+              "near": ([v + 4e-6j * w, 1j * v, w - 3e-6 * u, 1j * w, u + 5e-6 * v, -1j * u], True)}
+    for order, (rows, every_other_will_do) in orders.items():
+        candidates = np.stack(rows).astype(np.complex64)
+        kept, every_other = (np.asarray(r) for r in runtime.load(compiled(_selection)).main(candidates))
+        np.testing.assert_allclose(every_other, candidates[::2] if every_other_will_do else 0, atol=1e-5)
+        assert not every_other_will_do or np.abs(every_other @ np.conj(every_other.T) - np.eye(3)).max() < 1e-6
+        np.testing.assert_allclose(kept @ np.conj(kept.T), np.eye(3), rtol=0, atol=1e-6, err_msg=order)
+        spans = [np.linalg.matrix_rank(np.stack([*kept[:2], x]), tol=1e-4) for x in (v, w)]
+        assert spans == [2, 2], order  # the first two kept span {v, w}, the third is u's
+        np.testing.assert_allclose(abs(np.vdot(u, kept[2])), 1, atol=1e-6)
 
 
 def _gesdd(shape, mode: str = "N", element: str = "f32") -> str:

@@ -325,7 +325,7 @@ def test_heevd_values_ascending_and_unitary_vectors(dtype, uplo, shape):
     element, batch = _MLIR[dtype], list(shape[:-2])
     src = _call("heevd", dtype, [(shape, element)], [(shape, element), (batch + [n], _MLIR[np.finfo(dtype).dtype.type]), (batch, "i32")],
                 f"mode = 86 : ui8, uplo = {ord(uplo)} : ui8")
-    vectors, values, info = _run(src, given)
+    vectors, values, info = _run(src, given, disable_passes=[KERNELS])  # c64's kernel: test_lapack_kernels.py
     assert values.dtype == np.finfo(dtype).dtype
     tolerance = 1e-12 if dtype == np.complex128 else 2e-6
     scale = np.abs(hermitian).max()

@@ -340,7 +340,8 @@ def _linalg(name: str, **options):
 
 
 def _eigh_magnitudes(a):
-    """jnp.linalg.eigh's eigenvalues and its eigenvectors' magnitudes (each vector is unique only up to sign)."""
+    """jnp.linalg.eigh's eigenvalues and its eigenvectors' magnitudes (each vector is unique only up to sign, or a
+    unit phase for complex ones)."""
     import jax.numpy as jnp
     values, vectors = jnp.linalg.eigh(a)
     return values, jnp.abs(vectors)
@@ -506,6 +507,8 @@ OPS = {
                          lambda: [_symmetric(117, 4096, 3, 3)], 1e-4),
     "eigvalsh_complex": ("jnp.linalg.eigvalsh of c64[64,64], Hermitian", lambda: _linalg("eigvalsh"),
                          lambda: [_hermitian(121, 64, 64)], 1e-4),
+    "eigh_complex": ("jnp.linalg.eigh of c64[64,64], Hermitian (the eigenvectors' magnitudes)",
+                     lambda: _eigh_magnitudes, lambda: [_hermitian(121, 64, 64)], 1e-4),
     "svdvals": ("singular values of f32[256,64] (jnp.linalg.svd, compute_uv=False)",
                 lambda: _linalg("svd", compute_uv=False),
                 lambda: [_normal(118, 256, 64)], 1e-4),

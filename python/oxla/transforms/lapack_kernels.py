@@ -55,13 +55,18 @@ values of f32[256,64] 16.1 -> 0.28 ms (XLA 0.33; 0.25 since).
   256 4.35 (4.04), 512 27.1 (20.7), 1024 222 (137); at 512 the rotations
   take about half of it, bound by memory (each QL step passes over the
   rows it turns), the reduction a fifth.
-- Eigenvalues of complex<f32> Hermitian matrices without vectors (heevd
-  whose vectors nothing reads): those of the real symmetric
-  [[re h, -im h], [im h, re h]] by the kernel above, where each comes
-  twice, every other one of them in order; jnp.linalg.eigvalsh of
-  c64[64,64] 21.4 -> 0.35 ms (XLA 0.38). Its eigenvectors would give h's
-  only where no eigenvalue repeats, so heevd with vectors keeps the Jacobi
-  loops (and h of more than MAX_ROWS / 2 rows).
+- Eigenproblems of complex<f32> Hermitian matrices (heevd): the eigenvalues
+  of the real symmetric [[re h, -im h], [im h, re h]] by the kernel above,
+  where each comes twice, every other one of them in order; jnp.linalg.eigvalsh
+  of c64[64,64] 21.4 -> 0.35 ms (XLA 0.38). Each of its eigenvectors [p; q]
+  gives one of h's, p + iq, and every other one of those is h's where no
+  eigenvalue repeats: within sqrt(eps) of orthonormal, which one
+  Newton-Schulz step makes exact. Where they are not (an eigenvalue of h
+  repeats k times: its 2k vectors there need not pair up), Gram-Schmidt
+  with pivoting over all 2n picks n that are (lapack.orthonormal_rows, a
+  host-loop trip each, run only then). jnp.linalg.eigh of c64[64,64]
+  20.7 -> 0.66 ms (XLA 0.37). h of more than MAX_ROWS / 2 rows keeps the
+  Jacobi loops.
 - Singular values without vectors (gesdd in mode 'N'; a wide matrix
   transposed first): the reduction to upper bidiagonal form B by
   reflectors from both sides in f32 (gebd2's order: each column's as the
@@ -1490,13 +1495,20 @@ class _Kernels(KernelCalls):
         rows = build.reshape(build.slice_to(results[4], [batch, n, n]), dims) if vectors else None
         return build.reshape(results[1], dims[:-1]), rows, build.reshape(results[3], dims[:-2])
 
-    def hermitian_values(self, h, vectors: bool):
-        """lapack.syevd's eigen for a complex<f32> Hermitian h [..., n, n] without vectors: the eigen kernel's
-        values of the real symmetric [[re h, -im h], [im h, re h]], which has each of h's eigenvalues twice
-        (x + iy an eigenvector of h, [x; y] and [-y; x] are its), ascending, every other one."""
-        assert not vectors, "the embedding's eigenvectors do not give h's where eigenvalues repeat"
-        values, _, info = self.eigen(_real_embedding(h), False)  # ascending
-        return _every_other(values), None, info
+    def hermitian_eigen(self, h, vectors: bool):
+        """lapack.syevd's eigen for a complex<f32> Hermitian h [..., n, n]: the eigen kernel's on the real
+        symmetric [[re h, -im h], [im h, re h]], which has each of h's eigenvalues twice (x + iy an
+        eigenvector of h, [x; y] and [-y; x] are its), ascending, every other one. Each of its eigenvectors
+        [p; q] gives one of h's, p + iq; every other one of those where they are near orthonormal (made so),
+        else n orthonormal ones chosen from all of them (lapack.orthonormal_rows: where an eigenvalue of h
+        repeats, the pairs of its 2k need not give k independent ones)."""
+        values, rows, info = self.eigen(_real_embedding(h), vectors)  # ascending
+        if not vectors:
+            return _every_other(values), None, info
+        candidates = _complex_rows(rows)
+        first = _every_other(candidates, -2)
+        kept = lapack.orthonormalized(first, lambda: lapack.orthonormal_rows(candidates))
+        return _every_other(values), build.conjugate(kept), info
 
     def singular_values(self, op) -> list:
         """lapack.gesdd's results in mode 'N' through the singular values kernel: of a complex<f32> a, those of
@@ -1589,10 +1601,23 @@ def _real_embedding(a):
     return build.concatenate(halves, rank - 2)
 
 
-def _every_other(values):
-    """values [..., 2k] -> [..., k]: the first of each pair, where the values come in equal pairs, in order."""
-    rank = len(build.shape(values))
-    return build.strided_slice(values, [0] * rank, build.shape(values), [1] * (rank - 1) + [2])
+def _every_other(values, dim: int = -1):
+    """values [..., 2k, ...] -> [..., k, ...] along `dim`: the first of each pair, where they come in equal
+    pairs, in order."""
+    dims = build.shape(values)
+    strides = [1] * len(dims)
+    strides[dim] = 2
+    return build.strided_slice(values, [0] * len(dims), dims, strides)
+
+
+def _complex_rows(rows):
+    """Real rows [..., r, 2n] as complex<f32> rows [..., r, n]: [p, q] -> p + iq."""
+    dims = build.shape(rows)
+    n = dims[-1] // 2
+    halves = [build.strided_slice(rows, [0] * (len(dims) - 1) + [start], dims[:-1] + [start + n], [1] * len(dims))
+              for start in (0, n)]
+    return build.one("stablehlo.complex", build.tensor(dims[:-1] + [n], ir.ComplexType.get(build.element(rows))),
+                     *halves)
 
 
 def _kernel_matrix(value, element: str = "f32", most: int = MAX_ROWS) -> bool:
@@ -1607,16 +1632,15 @@ _ROUTINES = ("potrf", "getrf", "trsm", "geqrf", "orgqr", "syevd", "gesdd")  # an
 
 def _kernel_root(op) -> bool:
     """Whether the kernels take `op`: stablehlo.cholesky or triangular_solve, or a potrf, getrf, geqrf, orgqr,
-    trsm, syevd or gesdd call, of f32 matrices, or a values-only heevd or gesdd call of complex<f32> ones."""
+    trsm, syevd or gesdd call, of f32 matrices, or a heevd or values-only gesdd call of complex<f32> ones."""
     if op.name in ("stablehlo.cholesky", "stablehlo.triangular_solve"):
         return all(_kernel_matrix(v) for v in op.operands)
     if op.name != "stablehlo.custom_call":
         return False
     name = lapack.routine_of(ir.StringAttr(op.attributes["call_target_name"]).value)
     matrices = op.operands[:1] if name == "orgqr" else op.operands  # orgqr's tau is a vector
-    if name == "heevd":  # values only, through a real matrix twice the size
-        return (lapack.fits(op, lapack.ROUTINES[name]) and not lapack.wants_vectors(op, lapack.call_config(op))
-                and _kernel_matrix(op.operands[0], "complex<f32>", MAX_ROWS // 2))
+    if name == "heevd":  # through a real matrix twice the size
+        return lapack.fits(op, lapack.ROUTINES[name]) and _kernel_matrix(op.operands[0], "complex<f32>", MAX_ROWS // 2)
     if name == "gesdd" and _kernel_matrix(op.operands[0], "complex<f32>", MAX_ROWS // 2):  # values only, the same
         return lapack.fits(op, lapack.ROUTINES[name]) and lapack.call_config(op).get("mode", ord("A")) == ord("N")
     return (name in _ROUTINES and lapack.fits(op, lapack.ROUTINES[name])
@@ -1638,7 +1662,7 @@ def _rewrite(op, kernels: _Kernels) -> None:
     elif routine == "syevd":
         build.replace(op, lambda call: lapack.syevd(call, config, kernels.eigen, ascending=True))
     elif routine == "heevd":
-        build.replace(op, lambda call: lapack.syevd(call, config, kernels.hermitian_values, ascending=True))
+        build.replace(op, lambda call: lapack.syevd(call, config, kernels.hermitian_eigen, ascending=True))
     elif routine == "gesdd" and config.get("mode", ord("A")) == ord("N"):
         build.replace(op, kernels.singular_values)
     elif routine == "gesdd":
@@ -1653,7 +1677,7 @@ def _rewrite(op, kernels: _Kernels) -> None:
 
 @register_pass
 class LapackKernels(Pass):
-    """Runs potrf, getrf, geqrf, orgqr, trsm, syevd, gesdd, stablehlo.cholesky and triangular_solve of f32 matrices, and values-only heevd and gesdd of complex<f32> ones, as one CPU dispatch each."""
+    """Runs potrf, getrf, geqrf, orgqr, trsm, syevd, gesdd, stablehlo.cholesky and triangular_solve of f32 matrices, and heevd and values-only gesdd of complex<f32> ones, as one CPU dispatch each."""
 
     name = "oxla-llvmcpu-lapack-kernels"
     anchor = "builtin.module"
