@@ -374,12 +374,12 @@ def test_heevd_runs_the_real_kernel_on_the_embedding(name, mode):
 def _selection_module() -> str:
     """main(candidates [6, 3]) -> (lapack.orthonormal_rows of them, every other one lapack.orthonormalized or,
     where they are far from orthonormal, zeros)."""
-
     module = ir.parse(
         "func.func @main(%a: tensor<6x3xcomplex<f32>>) -> (tensor<3x3xcomplex<f32>>, tensor<3x3xcomplex<f32>>) {\n"
         "  %k:2 = stablehlo.custom_call @selection(%a) : (tensor<6x3xcomplex<f32>>) -> (tensor<3x3xcomplex<f32>>, "
         "tensor<3x3xcomplex<f32>>)\n  return %k#0, %k#1 : tensor<3x3xcomplex<f32>>, tensor<3x3xcomplex<f32>>\n}\n")
     (call,) = [op for op in ir.ops(module) if op.name == "stablehlo.custom_call"]
+
     def selections(op):
         every_other = build.strided_slice(op.operands[0], [0, 0], [6, 3], [2, 1])
         return [lapack.orthonormal_rows(op.operands[0]),
@@ -389,15 +389,11 @@ def _selection_module() -> str:
     return ir.to_text(module)
 
 
-_selection = _selection_module()
-
-
 def test_orthonormal_rows_keeps_a_basis_of_each_eigenspace():
     """lapack.orthonormal_rows on what the embedding can give for a 2-fold eigenvalue (vectors v, w): four unit
     vectors, v, w, iv and iw or a unitary mix of those, before a simple one's pair u, -iu; every other one is
     orthonormal only in the first order (made exactly so where it is off by rounding)."""
-    from oxla.transforms import lapack
-
+    selection = _selection_module()
     q = _unitary(3, 46)
     u, v, w = q[:, 0], q[:, 1], q[:, 2]
     mix = _unitary(2, 47)
@@ -408,7 +404,7 @@ def test_orthonormal_rows_keeps_a_basis_of_each_eigenspace():
               "near": ([v + 4e-6j * w, 1j * v, w - 3e-6 * u, 1j * w, u + 5e-6 * v, -1j * u], True)}
     for order, (rows, every_other_will_do) in orders.items():
         candidates = np.stack(rows).astype(np.complex64)
-        kept, every_other = (np.asarray(r) for r in runtime.load(compiled(_selection)).main(candidates))
+        kept, every_other = (np.asarray(r) for r in runtime.load(compiled(selection)).main(candidates))
         np.testing.assert_allclose(every_other, candidates[::2] if every_other_will_do else 0, atol=1e-5)
         assert not every_other_will_do or np.abs(every_other @ np.conj(every_other.T) - np.eye(3)).max() < 1e-6
         np.testing.assert_allclose(kept @ np.conj(kept.T), np.eye(3), rtol=0, atol=1e-6, err_msg=order)
