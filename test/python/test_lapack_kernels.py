@@ -15,7 +15,7 @@ import pytest
 from oxla import ir, runtime
 from oxla.dialects import stablehlo_build as build
 from oxla.pipelines import compile
-from oxla.transforms import lapack
+from oxla.transforms import lapack, lapack_kernels
 from oxla.transforms.lapack_kernels import BLOCK
 
 from compiled import compiled
@@ -372,20 +372,23 @@ def test_heevd_runs_the_real_kernel_on_the_embedding(name, mode):
 
 
 def _selection_module() -> str:
-    """main(candidates [6, 3]) -> (lapack.orthonormal_rows of them, every other one lapack.orthonormalized or,
-    where they are far from orthonormal, zeros)."""
+    """main(candidates [6, 3]) -> (the selection kernel's three orthonormal rows of them, every other one
+    lapack.orthonormalized or, where they are far from orthonormal, zeros)."""
     module = ir.parse(
         "func.func @main(%a: tensor<6x3xcomplex<f32>>) -> (tensor<3x3xcomplex<f32>>, tensor<3x3xcomplex<f32>>) {\n"
         "  %k:2 = stablehlo.custom_call @selection(%a) : (tensor<6x3xcomplex<f32>>) -> (tensor<3x3xcomplex<f32>>, "
         "tensor<3x3xcomplex<f32>>)\n  return %k#0, %k#1 : tensor<3x3xcomplex<f32>>, tensor<3x3xcomplex<f32>>\n}\n")
     (call,) = [op for op in ir.ops(module) if op.name == "stablehlo.custom_call"]
+    kernels = lapack_kernels._Kernels(lanes=4)
 
     def selections(op):
         every_other = build.strided_slice(op.operands[0], [0, 0], [6, 3], [2, 1])
-        return [lapack.orthonormal_rows(op.operands[0]),
-                lapack.orthonormalized(every_other, lambda: build.splat(0, every_other.type))]
+        real = build.concatenate(list(build.complex_parts(op.operands[0])), 1)  # the rows as [p, q]
+        return [*kernels.orthonormal_rows(real, 3),
+                *lapack.orthonormalized([every_other], lambda: [build.splat(0, every_other.type)])]
 
     build.replace(call, selections)
+    kernels.define(module)
     return ir.to_text(module)
 
 

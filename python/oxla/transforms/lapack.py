@@ -888,65 +888,28 @@ def _eps(x) -> float:
     return float(np.finfo({16: np.float16, 32: np.float32, 64: np.float64}[ir.FloatType(kind).width]).eps)
 
 
-def orthonormalized(rows, otherwise):
-    """rows [..., k, n] made orthonormal where every matrix's rows are within sqrt(eps) of it (each entry of
-    G = rows rows^H from the identity's): one Newton-Schulz step, (3/2 I - 1/2 G) rows, which squares that
-    distance. Else what otherwise() builds, in a branch of its own that runs only then."""
-    dims = build.shape(rows)
-    rank = len(dims)
-    gram = product(rows, build.conjugate(rows), rank - 1, rank - 1)
-    identity = _as_element(build.convert(_on_diagonal(build.shape(gram)), _real_type(rows)), rows)
-    off = _binary("subtract", gram, identity)
-    worst = build.reduce(_squared(off), build.splat(0, build.tensor([], _real_type(rows))), list(range(rank)),
-                         "stablehlo.maximum")
-    near = build.compare(worst, build.splat(_eps(rows), worst.type), "LE", "FLOAT")
+def orthonormalized(rows: list, otherwise) -> list:
+    """Each of `rows` ([..., k, n]) made orthonormal where every matrix of every one is within sqrt(eps) of it
+    (each entry of G = r r^H from the identity's): one Newton-Schulz step, (3/2 I - 1/2 G) r, which squares
+    that distance. Else what otherwise() builds (values of the same types), in a branch of its own that runs
+    only then."""
+    near, steps = None, []
+    for r in rows:
+        rank = len(build.shape(r))
+        gram = product(r, build.conjugate(r), rank - 1, rank - 1)
+        identity = _as_element(build.convert(_on_diagonal(build.shape(gram)), _real_type(r)), r)
+        off = _binary("subtract", gram, identity)
+        worst = build.reduce(_squared(off), build.splat(0, build.tensor([], _real_type(r))), list(range(rank)),
+                             "stablehlo.maximum")
+        within = build.compare(worst, build.splat(_eps(r), worst.type), "LE", "FLOAT")
+        near = within if near is None else _both(near, within)
+        steps.append((r, off, rank))
 
-    def step():
-        half = _binary("multiply", off, build.splat(0.5, off.type))
-        return [_binary("subtract", rows, product(half, rows, rank - 1, rank - 2))]
+    def stepped():
+        return [_binary("subtract", r, product(_binary("multiply", off, build.splat(0.5, off.type)), r, rank - 1,
+                                               rank - 2)) for r, off, rank in steps]
 
-    return build.conditional(near, [rows.type], step, lambda: [otherwise()])[0]
-
-
-def orthonormal_rows(candidates):
-    """n orthonormal rows [..., n, n] from the rows [..., r, n] (r >= n, spanning the n-space), in their
-    order: n steps of Gram-Schmidt with pivoting, each taking the candidate whose part orthogonal to those
-    taken is longest, made orthogonal to them (twice over) and normalized, then sorted by where they stood.
-    For candidates that are unit vectors, 2k to each of some orthogonal k-dimensional spaces (the
-    eigenvectors a complex matrix's real embedding gives), the parts of a space's left after j of its own
-    are taken have squared norms summing to 2 (k - j): the longest is at least 1 / sqrt(k) long until the
-    space has k, and those of full spaces are rounding."""
-    dims = build.shape(candidates)
-    rank, count, n = len(dims), dims[-2], dims[-1]
-    batch = dims[:-2]
-    real = _real_type(candidates)
-
-    def take_one(step, left, kept, taken):
-        lengths = build.reduce(_squared(left), build.splat(0, build.tensor([], real)), [rank - 1], "stablehlo.add")
-        longest = build.broadcast(build.reduce(lengths, build.splat(-1, build.tensor([], real)), [rank - 2],
-                                               "stablehlo.maximum"), batch + [count], list(range(len(batch))))
-        places = build.positions(batch + [count], rank - 2)
-        first = build.reduce(_where(build.compare(lengths, longest, "GE", "FLOAT"), places,
-                                    build.splat(count, places.type)), build.splat(count, _i32([])), [rank - 2],
-                             "stablehlo.minimum")  # [...]
-        row = _row_of_each(candidates, first)  # [..., 1, n]
-        for _ in range(2):
-            parts = product(row, build.conjugate(kept), rank - 1, rank - 1)  # [..., 1, n]: row . conj(kept)^T
-            row = _binary("subtract", row, product(parts, kept, rank - 1, rank - 2))
-        norm = build.reduce(_squared(row), build.splat(0, build.tensor([], real)), [rank - 1], "stablehlo.add")
-        scale = _as_element(build.one("stablehlo.rsqrt", norm.type, norm), row)
-        unit = _binary("multiply", row, _stretch(build.reshape(scale, batch + [1, 1]), build.shape(row)))
-        matrices = batch + [n, n]
-        at = build.compare(build.positions(matrices, rank - 2), build.broadcast(step, matrices, []), "EQ", "SIGNED")
-        kept = _where(at, _stretch(unit, matrices), kept)
-        left = _binary("subtract", left, product(product(left, build.conjugate(unit), rank - 1, rank - 1), unit,
-                                                 rank - 1, rank - 2))
-        return [left, kept, _put_entry(taken, first, step)]
-
-    start = [candidates, build.splat(0, build.tensor(batch + [n, n], build.element(candidates))),
-             build.splat(0, _i32(batch + [n]))]
-    _, kept, taken = build.counted_loop(n, start, take_one)
-    return sorted_last(build.convert(taken, real), [kept], "LT")[1][0]
+    return build.conditional(near, [r.type for r in rows], stepped, otherwise)
 
 
 def sorted_last(values, rows: list, direction: str):

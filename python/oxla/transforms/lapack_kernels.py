@@ -63,10 +63,13 @@ values of f32[256,64] 16.1 -> 0.28 ms (XLA 0.33; 0.25 since).
   eigenvalue repeats: within sqrt(eps) of orthonormal, which one
   Newton-Schulz step makes exact. Where they are not (an eigenvalue of h
   repeats k times: its 2k vectors there need not pair up), Gram-Schmidt
-  with pivoting over all 2n picks n that are (lapack.orthonormal_rows, a
-  host-loop trip each, run only then). jnp.linalg.eigh of c64[64,64]
-  20.7 -> 0.66 ms (XLA 0.37). h of more than MAX_ROWS / 2 rows keeps the
-  Jacobi loops.
+  with pivoting over all 2n picks n that are (the selection kernel, run
+  only then; as StableHLO loops, a host-loop trip a vector, IREE's
+  dispatch creation at O3 miscompiled them once the ops' order changed).
+  jnp.linalg.eigh of c64[64,64] 20.7 -> 0.66 ms (XLA 0.37), with four
+  eigenvalues 16 times each 5.6 -> 1.4 ms (the selection loops against its
+  kernel; XLA 0.4-0.7). h of more than MAX_ROWS / 2 rows keeps the Jacobi
+  loops.
 - Singular values without vectors (gesdd in mode 'N'; a wide matrix
   transposed first): the reduction to upper bidiagonal form B by
   reflectors from both sides in f32 (gebd2's order: each column's as the
@@ -1353,6 +1356,160 @@ def one_sided_jacobi_executable(symbol: str, batch: int, k: int, m: int, width: 
     ])
 
 
+def _complex_dot(p: str, k: str, x: str, half: str, vector: str) -> list[str]:
+    """Lines defining %{p}re and %{p}im, the parts of the complex inner product conj(k) . x of two rows held as
+    real [p | q] halves of `half` columns (`k` and `x`: loads, formatted with the column c=...)."""
+    return [
+        f"%{p}sums:2 = scf.for %{p}c = %c0 to {half} step %lanes iter_args(%{p}r = %zeros, %{p}i = %zeros) "
+        f"-> ({vector}, {vector}) {{",
+        f"%{p}cq = arith.addi %{p}c, {half} : index",
+        f"%{p}kp = {k.format(c=f'%{p}c')}",
+        f"%{p}kq = {k.format(c=f'%{p}cq')}",
+        f"%{p}xp = {x.format(c=f'%{p}c')}",
+        f"%{p}xq = {x.format(c=f'%{p}cq')}",
+        f"%{p}r1 = vector.fma %{p}kp, %{p}xp, %{p}r : {vector}",
+        f"%{p}r2 = vector.fma %{p}kq, %{p}xq, %{p}r1 : {vector}",
+        f"%{p}i1 = vector.fma %{p}kp, %{p}xq, %{p}i : {vector}",
+        f"%{p}kqxp = arith.mulf %{p}kq, %{p}xp : {vector}",
+        f"%{p}i2 = arith.subf %{p}i1, %{p}kqxp : {vector}",
+        f"scf.yield %{p}r2, %{p}i2 : {vector}, {vector}",
+        "}",
+        f"%{p}re = vector.reduction <add>, %{p}sums#0 : {vector} into f32",
+        f"%{p}im = vector.reduction <add>, %{p}sums#1 : {vector} into f32",
+    ]
+
+
+def _less_complex_multiple(p: str, re: str, im: str, k: tuple[str, str], x: tuple[str, str], half: str,
+                           vector: str) -> list[str]:
+    """Lines making the row x (real [p | q] halves of `half` columns: a load and a store formatted with the
+    column c=... and, for the store, the value v=...) x - (re + i im) k."""
+    load_k, (load_x, store_x) = k[0], x
+    return [
+        f"%{p}nre = arith.negf {re} : f32",
+        f"%{p}nim = arith.negf {im} : f32",
+        f"%{p}nrev = vector.broadcast %{p}nre : f32 to {vector}",
+        f"%{p}imv = vector.broadcast {im} : f32 to {vector}",
+        f"%{p}nimv = vector.broadcast %{p}nim : f32 to {vector}",
+        f"scf.for %{p}c = %c0 to {half} step %lanes {{",
+        f"%{p}cq = arith.addi %{p}c, {half} : index",
+        f"%{p}kp = {load_k.format(c=f'%{p}c')}",
+        f"%{p}kq = {load_k.format(c=f'%{p}cq')}",
+        f"%{p}xp = {load_x.format(c=f'%{p}c')}",
+        f"%{p}xq = {load_x.format(c=f'%{p}cq')}",
+        f"%{p}yp1 = vector.fma %{p}nrev, %{p}kp, %{p}xp : {vector}",
+        f"%{p}yp = vector.fma %{p}imv, %{p}kq, %{p}yp1 : {vector}",
+        f"%{p}yq1 = vector.fma %{p}nrev, %{p}kq, %{p}xq : {vector}",
+        f"%{p}yq = vector.fma %{p}nimv, %{p}kp, %{p}yq1 : {vector}",
+        store_x.format(c=f"%{p}c", v=f"%{p}yp"),
+        store_x.format(c=f"%{p}cq", v=f"%{p}yq"),
+        "}",
+    ]
+
+
+def _row_access(memref: str, name: str, row: str, vector: str) -> tuple[str, str]:
+    """(load, store) of the vector at column {c} of row `row` of matrix %b of %{name}, as _less_complex_multiple
+    takes them."""
+    return (f"vector.load %{name}[%b, {row}, {{c}}] : {memref}, {vector}",
+            f"vector.store {{v}}, %{name}[%b, {row}, {{c}}] : {memref}, {vector}")
+
+
+def _copy_row(source: tuple[str, str], target: tuple[str, str], width: str, vector: str, p: str) -> list[str]:
+    """Lines copying a row (source and target: _row_access pairs), `width` columns."""
+    return [f"scf.for %{p}c = %c0 to {width} step %lanes {{",
+            f"%{p}v = {source[0].format(c=f'%{p}c')}",
+            target[1].format(c=f"%{p}c", v=f"%{p}v"),
+            "}"]
+
+
+def _sum_of_squares(p: str, load: str, width: str, vector: str) -> list[str]:
+    """Lines defining %{p}sum (f32), the sum of the squares of a row's `width` columns (`load`: _row_access')."""
+    return [f"%{p}acc = scf.for %{p}c = %c0 to {width} step %lanes iter_args(%{p}a = %zeros) -> ({vector}) {{",
+            f"%{p}x = {load.format(c=f'%{p}c')}",
+            f"%{p}a2 = vector.fma %{p}x, %{p}x, %{p}a : {vector}",
+            f"scf.yield %{p}a2 : {vector}",
+            "}",
+            f"%{p}sum = vector.reduction <add>, %{p}acc : {vector} into f32"]
+
+
+def selection_executable(symbol: str, batch: int, r: int, count: int, half: int, lanes: int,
+                         companion_half: int | None = None, given: bool = False) -> str:
+    """The kernel choosing `count` orthonormal complex rows from `batch` sets of r candidates (complex rows of
+    f32 [p | q] halves, each zero padded to `half` columns): Gram-Schmidt with pivoting, each step taking the
+    candidate whose part orthogonal to the rows taken is longest (the first of equals), made orthogonal to them
+    (twice over) and normalized, and each candidate less its part along it. With `companion_half`, a companion
+    row to each candidate (halves of that width), which each taken one's becomes under the same steps; with
+    `given`, rows [count] and keep [count] (i32): row s is the given one where keep holds. Gives the
+    candidates' parts left (scratch), the rows, their companions, and the candidates taken (their index)."""
+    vector, index = f"vector<{lanes}xf32>", f"memref<{batch}x{count}xi32>"
+    shapes = {"cand": (r, half), "left": (r, half), "kept": (count, half)}
+    if companion_half:
+        shapes |= {"comp": (r, companion_half), "kept_comp": (count, companion_half)}
+    if given:
+        shapes["given"] = (count, half)
+    types = {name: f"memref<{batch}x{rows}x{2 * h}xf32>" for name, (rows, h) in shapes.items()}
+    inputs = [(name, types[name]) for name in ("cand", "comp", "given") if name in types]
+    outputs = [(name, types[name]) for name in ("left", "kept", "kept_comp") if name in types]
+    # The rows made and what their columns' halves and wholes are called.
+    made = [("kept", "%half", "%width")] + ([("kept_comp", "%chalf", "%cwidth")] if companion_half else [])
+
+    def row(name: str, at: str) -> tuple[str, str]:
+        return _row_access(types[name], name, at, vector)
+
+    take = [line for name, source in (("kept", "cand"), ("kept_comp", "comp")) if name in types
+            for line in _copy_row(row(source, "%best#0"), row(name, "%s"), "%width" if name == "kept" else "%cwidth",
+                                  vector, f"t{name}")]
+    if given:  # the given row where keep holds
+        take = [f"%flag = memref.load %keep[%b, %s] : {index}", "%use = arith.cmpi ne, %flag, %i0 : i32",
+                "scf.if %use {", *_copy_row(row("given", "%s"), row("kept", "%s"), "%width", vector, "h"),
+                "} else {", *take, "}"]
+    return "\n".join([
+        *executable_header(symbol, batch, inputs + ([("keep", index)] if given else []) + outputs
+                           + [("taken", index)]),
+        *_constants(lanes, r=r, count=count, half=half, width=2 * half, chalf=companion_half or 0,
+                    cwidth=2 * (companion_half or 0)),
+        f"%zeros = arith.constant dense<0.0> : {vector}",
+        "%none = arith.constant -1.0 : f32",
+        "scf.for %i = %c0 to %r step %c1 {", *_copy_row(row("cand", "%i"), row("left", "%i"), "%width", vector, "l"),
+        "}",
+        *(line for name, _, width in made for line in [
+            f"scf.for %z{name} = %c0 to %count step %c1 {{", f"scf.for %c = %c0 to {width} step %lanes {{",
+            f"vector.store %zeros, %{name}[%b, %z{name}, %c] : {types[name]}, {vector}", "}", "}"]),
+        "scf.for %s = %c0 to %count step %c1 {",
+        # The longest part left of a candidate (the first of equals).
+        "%best:2 = scf.for %i = %c0 to %r step %c1 iter_args(%bi = %c0, %bl = %none) -> (index, f32) {",
+        *_sum_of_squares("o", row("left", "%i")[0], "%width", vector),
+        "%longer = arith.cmpf ogt, %osum, %bl : f32",
+        "%ni = arith.select %longer, %i, %bi : index",
+        "%nl = arith.select %longer, %osum, %bl : f32",
+        "scf.yield %ni, %nl : index, f32",
+        "}",
+        "%first = arith.index_cast %best#0 : index to i32",
+        f"memref.store %first, %taken[%b, %s] : {index}",
+        *take,
+        # Orthogonal to the rows before it, twice over; the companion row less the same multiples of theirs.
+        "scf.for %twice = %c0 to %c2 step %c1 {",
+        "scf.for %j = %c0 to %s step %c1 {",
+        *_complex_dot("g", row("kept", "%j")[0], row("kept", "%s")[0], "%half", vector),
+        *(line for name, h, _ in made
+          for line in _less_complex_multiple(f"u{name}", "%gre", "%gim", row(name, "%j"), row(name, "%s"), h, vector)),
+        "}",
+        "}",
+        *_sum_of_squares("n", row("kept", "%s")[0], "%width", vector),
+        "%scale = math.rsqrt %nsum : f32",
+        f"%scalev = vector.broadcast %scale : f32 to {vector}",
+        *(line for name, _, width in made for line in [
+            f"scf.for %c = %c0 to {width} step %lanes {{", f"%x = {row(name, '%s')[0].format(c='%c')}",
+            f"%y = arith.mulf %x, %scalev : {vector}", row(name, "%s")[1].format(c="%c", v="%y"), "}"]),
+        # Each candidate less its part along the new row.
+        "scf.for %i = %c0 to %r step %c1 {",
+        *_complex_dot("l", row("kept", "%s")[0], row("left", "%i")[0], "%half", vector),
+        *_less_complex_multiple("m", "%lre", "%lim", row("kept", "%s"), row("left", "%i"), "%half", vector),
+        "}",
+        "}",
+        *FOOTER,
+    ])
+
+
 # Independent sums a substitution kernel's row keeps, so that its multiply-adds do not wait on each other.
 SOLVE_SUMS = 4
 
@@ -1500,14 +1657,13 @@ class _Kernels(KernelCalls):
         symmetric [[re h, -im h], [im h, re h]], which has each of h's eigenvalues twice (x + iy an
         eigenvector of h, [x; y] and [-y; x] are its), ascending, every other one. Each of its eigenvectors
         [p; q] gives one of h's, p + iq; every other one of those where they are near orthonormal (made so),
-        else n orthonormal ones chosen from all of them (lapack.orthonormal_rows: where an eigenvalue of h
-        repeats, the pairs of its 2k need not give k independent ones)."""
+        else n orthonormal ones chosen from all of them (orthonormal_rows: where an eigenvalue of h repeats,
+        the pairs of its 2k need not give k independent ones)."""
         values, rows, info = self.eigen(_real_embedding(h), vectors)  # ascending
         if not vectors:
             return _every_other(values), None, info
-        candidates = _complex_rows(rows)
-        first = _every_other(candidates, -2)
-        kept = lapack.orthonormalized(first, lambda: lapack.orthonormal_rows(candidates))
+        first = _complex_rows(_every_other(rows, -2))
+        (kept,) = lapack.orthonormalized([first], lambda: self.orthonormal_rows(rows, build.shape(first)[-2]))
         return _every_other(values), build.conjugate(kept), info
 
     def singular_values(self, op) -> list:
@@ -1575,6 +1731,53 @@ class _Kernels(KernelCalls):
                 build.reshape(build.slice_to(rotations, [batch, k, k]), dims[:-1] + [k]),
                 build.reshape(converged, dims[:-2]))
 
+    def orthonormal_rows(self, candidates, count: int, companions=None) -> list:
+        """count orthonormal complex<f32> rows [..., count, n] chosen from the real candidates [..., r, 2n] (each
+        [p, q]: p + iq) by the selection kernel, sorted by where the ones taken stood; with `companions`
+        ([..., r, 2n']), also those the same steps make of theirs."""
+        rows, taken = self._selection(candidates, count, companions)
+        return lapack.sorted_last(build.convert(taken, ir.F32Type.get()), rows, "LT")[1]
+
+    def _selection(self, candidates, count: int, companions=None, given=None):
+        """The selection kernel's (rows [, companions' rows] as complex<f32>, taken [..., count] i32) on real
+        candidates [..., r, 2n] (f32 or f64; taken as f32), each complex row's halves padded to whole vectors."""
+        dims = build.shape(candidates)
+        batch_dims, r, n = dims[:-2], dims[-2], dims[-1] // 2
+        batch = math.prod(batch_dims)
+        half = _padded(n, self.lanes)
+        operands = [self._halves_padded(candidates, [batch, r], half)]
+        f32, i32 = ir.F32Type.get(), ir.IntegerType.get_signless(32)
+        results = [operands[0].type, build.tensor([batch, count, 2 * half], f32)]
+        companion_half = None
+        if companions is not None:
+            companion_n = build.shape(companions)[-1] // 2
+            companion_half = _padded(companion_n, self.lanes)
+            operands.append(self._halves_padded(companions, [batch, r], companion_half))
+            results.append(build.tensor([batch, count, 2 * companion_half], f32))
+        if given is not None:
+            operands += [self._halves_padded(given[0], [batch, count], half),
+                         build.reshape(given[1], [batch, count])]
+        results.append(build.tensor([batch, count], i32))
+        symbol = (f"oxla_f32_selection_{batch}x{r}x{count}x{n}" + (f"_with_{companion_n}" if companions is not None
+                                                                     else "") + ("_given" if given is not None else ""))
+        made = self.call(symbol, lambda: selection_executable(symbol, batch, r, count, half, self.lanes,
+                                                               companion_half, given is not None),
+                         operands, results)
+        rows = [_complex_from_halves(made[1], n, batch_dims + [count])]
+        if companions is not None:
+            rows.append(_complex_from_halves(made[2], companion_n, batch_dims + [count]))
+        return rows, build.reshape(made[-1], batch_dims + [count])
+
+    @staticmethod
+    def _halves_padded(x, dims: list[int], half: int):
+        """Real rows [..., k, 2n] ([p, q]) as f32 [*dims, 2 half], each half zero padded to `half` columns."""
+        n = build.shape(x)[-1] // 2
+        x = build.reshape(build.convert(x, ir.F32Type.get()), dims + [2 * n])
+        zero = build.splat(0, build.tensor([], ir.F32Type.get()))
+        halves = [build.pad(build.strided_slice(x, [0, 0, start], dims + [start + n], [1, 1, 1]), zero,
+                            [(0, 0), (0, 0), (0, half - n)]) for start in (0, n)]
+        return build.concatenate(halves, 2)
+
     def substitution(self, a, rhs, lower: bool, unit: bool):
         """triangular_solve.substitute's X through the substitution kernel, its rows in vectors of up to
         `lanes` elements (a power of two)."""
@@ -1608,6 +1811,14 @@ def _every_other(values, dim: int = -1):
     strides = [1] * len(dims)
     strides[dim] = 2
     return build.strided_slice(values, [0] * len(dims), dims, strides)
+
+
+def _complex_from_halves(rows, n: int, dims: list[int]):
+    """f32 rows [batch, k, 2 half] of [p, q] halves (each padded to half) as complex<f32> p + iq [*dims, n]."""
+    batch, k, width = build.shape(rows)
+    parts = [build.strided_slice(rows, [0, 0, start], [batch, k, start + n], [1, 1, 1]) for start in (0, width // 2)]
+    made = build.one("stablehlo.complex", build.tensor([batch, k, n], ir.ComplexType.get(ir.F32Type.get())), *parts)
+    return build.reshape(made, dims + [n])
 
 
 def _complex_rows(rows):
