@@ -489,19 +489,42 @@ def test_complex_gesdd_values_run_the_real_kernel_on_the_embedding(name):
     _assert_singular_values(a.astype(np.complex128), values, info)
 
 
-def test_complex_gesdd_with_vectors_keeps_the_jacobi_loops():
-    """The embedding's singular vectors give a's only where singular values do not repeat."""
-    assert not _dispatched(_gesdd((6, 4), "S", "complex<f32>"))
-
-
 def _assert_svd(a, values, u, vt, info, tolerance=4e-6):
-    """_assert_singular_values, and u and vt orthonormal, rebuilding a to tolerance times its largest value."""
+    """_assert_singular_values, and u and vt orthonormal (unitary), rebuilding a to tolerance times its largest
+    value."""
     _assert_singular_values(a, values, info, tolerance)
     k = values.shape[-1]
     rebuilt = (u[..., :, :k] * values[..., None, :]) @ vt[..., :k, :]
     np.testing.assert_allclose(rebuilt, a, rtol=0, atol=tolerance * max(np.abs(values).max(), 1e-30))
-    for q in (np.swapaxes(u, -1, -2) @ u, vt @ np.swapaxes(vt, -1, -2)):
+    for q in (np.conj(np.swapaxes(u, -1, -2)) @ u, vt @ np.conj(np.swapaxes(vt, -1, -2))):
         np.testing.assert_allclose(q, np.broadcast_to(np.eye(q.shape[-1]), q.shape), rtol=0, atol=tolerance)
+
+
+def _complex_svd_case(name):
+    """(complex matrix, mode): random ones, and singular values that repeat (2k equal ones in the embedding,
+    whose vectors need not pair up) or are zero (a null space on each side to choose a basis of apart)."""
+    rng = np.random.default_rng(48)
+    shape = {"wide-full": (9, 23), "batched-tail": (2, 21, 13), "one": (1, 1), "zero": (6, 6)}.get(name, (20, 12))
+    a = rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+    q, p = _unitary(20, 49)[:, :12], _unitary(12, 50)
+    clusters = [3.0, 3.0, 3.0, 2.0, 1.0, 1.0, 0.5, 0.25, 0.0, 0.0, 0.0, 0.0]
+    a = {"rank-two": lambda: a[:, :2] @ a[:2, :], "unitary": lambda: _unitary(12, 51), "zero": lambda: 0 * a,
+         "clusters": lambda: (q * clusters) @ np.conj(p.T)}.get(name, lambda: a)()
+    mode = "A" if name in ("wide-full", "rank-two", "zero", "one") else "S"
+    return a.astype(np.complex64), mode
+
+
+@pytest.mark.parametrize("name", ["tall", "wide-full", "batched-tail", "rank-two", "unitary", "clusters", "zero",
+                                  "one"])
+def test_complex_gesdd_vectors_run_the_real_kernels_on_the_embedding(name):
+    """A complex matrix's singular vectors from those of the real [[re, -im], [im, re]]: each of a's twice,
+    left and right ones of the same pair belonging together."""
+    a, mode = _complex_svd_case(name)
+    src = _gesdd(a.shape, mode, "complex<f32>")
+    assert "@oxla_f64_one_sided_jacobi_" in ir.to_text(compile(src, compile_to="input"))
+    operand, values, u, vt, info = _run(src, a)
+    np.testing.assert_array_equal(operand, a)
+    _assert_svd(a.astype(np.complex128), values, u, vt, info)
 
 
 @pytest.mark.parametrize("shape, mode, chip", _on_chips(

@@ -516,6 +516,8 @@ OPS = {
                         lambda: _linalg("svd", compute_uv=False), lambda: [_complex_normal(123, 128, 64)], 1e-4),
     "pinv": ("jnp.linalg.pinv of f32[256,64] (an SVD with vectors)", lambda: _linalg("pinv"),
              lambda: [_normal(122, 256, 64)], 1e-4),
+    "pinv_complex": ("jnp.linalg.pinv of c64[128,64] (a complex SVD with vectors)", lambda: _linalg("pinv"),
+                     lambda: [_complex_normal(124, 128, 64)], 1e-4),
     "fmod": ("jnp.fmod(x, y) of f32[1024,1024], |x| up to about 400 |y|", lambda: _fmod,
              lambda: [_normal(80, 1024, 1024) * np.float32(100), _normal(81, 1024, 1024)], 0.0),
 }

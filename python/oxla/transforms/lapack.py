@@ -978,24 +978,26 @@ def _gram_share(x):
     return _off_diagonal_share(product(x, build.conjugate(x), rank - 1, rank - 1))
 
 
-def _completed(columns, keep, whole: bool, qr=None):
-    """[..., m, m] orthonormal (where `whole`; else [..., m, k]): `columns` ([..., m, k], orthonormal where
-    `keep` [..., k] holds, zero elsewhere) with the zero ones replaced and m - k more added, all orthogonal
-    to the kept ones: the Q of their Householder QR, whose columns span the same spaces one by one (the kept
-    ones come first). Where no column is to be added, a stablehlo.if runs the QR only where some column is
-    not kept (pinv of f32[256,64]: 0.21 of its 1.27 ms). `qr`: (the QR's (reflectors, taus), their Q) as
-    functions; by default the loops of geqrf and orgqr."""
-    dims = build.shape(columns)
-    rank, m, k = len(dims), dims[-2], dims[-1]
-    if m == k or not whole:  # the columns themselves where all are kept (a matrix of full rank): no QR
-        every = build.reduce(keep, build.splat(1, build.tensor([], build.element(keep))), list(range(rank - 1)),
-                             "stablehlo.and")
+def _completed(columns_of, columns_type, keep, whole: bool, qr=None):
+    """[..., m, m] orthonormal (where `whole`; else [..., m, k]): the columns columns_of() builds (of
+    `columns_type`, [..., m, k], orthonormal where `keep` [..., k] holds, zero elsewhere) with the zero ones
+    replaced and m - k more added, all orthogonal to the kept ones: the Q of their Householder QR, whose
+    columns span the same spaces one by one (the kept ones come first). Where no column is to be added, a
+    stablehlo.if runs the QR only where some column is not kept (pinv of f32[256,64]: 0.21 of its 1.27 ms);
+    each of its branches builds the columns, as a branch yielding a value from before the if made IREE's
+    runtime fail ("transient buffer has not been committed") where another if follows (the complex SVD's).
+    `qr`: (the QR's (reflectors, taus), their Q) as functions; by default the loops of geqrf and orgqr."""
+    shaped = ir.RankedTensorType(columns_type)
+    m, k = shaped.shape[-2:]
+    if whole and m > k:
+        return _completion(columns_of(), keep, whole, qr)
+    every = build.reduce(keep, build.splat(1, build.tensor([], build.element(keep))),
+                         list(range(len(build.shape(keep)))), "stablehlo.and")
 
-        def completion():
-            return [build.convert(_completion(columns, keep, whole, qr), build.element(columns))]
+    def completion():
+        return [build.convert(_completion(columns_of(), keep, whole, qr), shaped.element_type)]
 
-        return build.conditional(every, [columns.type], lambda: [columns], completion)[0]
-    return _completion(columns, keep, whole, qr)
+    return build.conditional(every, [columns_type], lambda: [columns_of()], completion)[0]
 
 
 def _completion(columns, keep, whole: bool, qr=None):
@@ -1024,40 +1026,68 @@ def gesdd(op, config: dict, sweeps=None, qr=None) -> list:
     `sweeps(x, eps, vectors)` gives (x, w, converged) as
     _jacobi_sweeps does (by default the loops of _one_sided_round); `qr` is _completed's."""
     a = op.operands[0]
+    mode = config.get("mode", ord("A"))
+    if mode == ord("N"):
+        _, _, norms, converged = _swept(a, False, sweeps)
+        batch, k = build.shape(a)[:-2], min(build.shape(a)[-2:])
+        values = build.strided_slice(norms, [0] * (len(batch) + 1), batch + [k], [1] * (len(batch) + 1))
+        return singular_values_only(op, values, _failures(converged))  # the padding's zero row is the last
+    values, u, vt, info = singular_triplets(a, mode == ord("A"), sweeps, qr)
+    return [a, build.convert(values, build.element(op.results[1])), u, vt, info]
+
+
+def _swept(a, vectors: bool, sweeps=None):
+    """gesdd's sweeps over the rows of a^H (a where it is wide) in f64, an odd count of them padded by a zero
+    row: (the rows rotated, the rotations, their norms, converged)."""
     dims = build.shape(a)
     rank, m, n = len(dims), dims[-2], dims[-1]
-    k, tall, batch = min(m, n), m >= n, dims[:-2]
-    x = _in_f64(_adjoint(a) if tall else a)  # [..., k, max(m, n)]
+    k = min(m, n)
+    x = _in_f64(_adjoint(a) if m >= n else a)  # [..., k, max(m, n)]
     count = k + k % 2  # an odd count gets a zero row, which no rotation touches
     x = _zero_padded(x, [(0, 0)] * (rank - 2) + [(0, count - k), (0, 0)])
-    mode = config.get("mode", ord("A"))
-    x, w, converged = (sweeps or _one_sided_sweeps)(x, _eps(a), mode != ord("N"))
+    x, w, converged = (sweeps or _one_sided_sweeps)(x, _eps(a), vectors)
     norms = build.one("stablehlo.sqrt", build.tensor(dims[:-2] + [count], _real_type(x)),
                       build.reduce(_squared(x), build.splat(0, build.tensor([], _real_type(x))), [rank - 1],
                                    "stablehlo.add"))
-    if mode == ord("N"):  # the padding's zero row is the last
-        values = build.strided_slice(norms, [0] * (rank - 1), batch + [k], [1] * (rank - 1))
-        return singular_values_only(op, values, _failures(converged))
+    return x, w, norms, converged
+
+
+def above_rounding(values, floor: float):
+    """Where singular values [..., k] (descending) are above `floor` times the largest: those of a
+    rank-deficient matrix at rounding's level have no direction left to normalize."""
+    dims = build.shape(values)
+    rank = len(dims)
+    largest = build.broadcast(build.strided_slice(values, [0] * rank, dims[:-1] + [1], [1] * rank), dims,
+                              list(range(rank)))
+    return build.compare(values, _binary("multiply", largest, build.splat(floor, values.type)), "GT", "FLOAT")
+
+
+def singular_triplets(a, whole: bool, sweeps=None, qr=None) -> list:
+    """gesdd's (singular values descending in f64, U, V^H, info) of a [..., m, n] in mode 'A' (`whole`) or
+    'S'."""
+    dims = build.shape(a)
+    rank, m, n = len(dims), dims[-2], dims[-1]
+    k, tall, batch = min(m, n), m >= n, dims[:-2]
+    x, w, norms, converged = _swept(a, True, sweeps)
     norms, (x, w) = sorted_last(norms, [x, w], "GT")  # the zero row, of norm 0, stays last among equals
     values = build.strided_slice(norms, [0] * (rank - 1), batch + [k], [1] * (rank - 1))
     x = build.strided_slice(x, [0] * rank, batch + [k, max(m, n)], [1] * rank)
     w = build.strided_slice(w, [0] * rank, batch + [k, k], [1] * rank)
-    singular = build.convert(values, build.element(op.results[1]))
-    # Rows of a norm at rounding's level (a rank-deficient matrix's) have no direction left to normalize.
-    largest = build.broadcast(build.strided_slice(values, [0] * (rank - 1), batch + [1], [1] * (rank - 1)),
-                              build.shape(values), list(range(rank - 1)))
-    floor = _binary("multiply", largest, build.splat(max(m, n) * _eps(a), values.type))
-    nonzero = build.compare(values, floor, "GT", "FLOAT")
-    spread = build.broadcast(values, build.shape(x), list(range(rank - 1)))
-    kept = build.broadcast(nonzero, build.shape(x), list(range(rank - 1)))
-    divisor = _as_element(_where(kept, spread, build.splat(1, spread.type)), x)
-    unit = _where(kept, _binary("divide", x, divisor), build.splat(0, x.type))
-    whole, kind = mode == ord("A"), build.element(a)
-    full = _completed(_adjoint(unit), nonzero, whole, qr)  # [..., max(m, n), max(m, n) if whole else k]
+    nonzero = above_rounding(values, max(m, n) * _eps(a))
+
+    def columns():
+        """The rows normalized, as columns; rows of no direction left (rank deficiency's) as zeros."""
+        spread = build.broadcast(values, build.shape(x), list(range(rank - 1)))
+        kept = build.broadcast(nonzero, build.shape(x), list(range(rank - 1)))
+        divisor = _as_element(_where(kept, spread, build.splat(1, spread.type)), x)
+        return _adjoint(_where(kept, _binary("divide", x, divisor), build.splat(0, x.type)))
+
+    kind = build.element(a)
+    full = _completed(columns, build.tensor(batch + [max(m, n), k], build.element(x)), nonzero, whole, qr)
     u, v = (full, _adjoint(w)) if tall else (_adjoint(w), full)
     u = build.convert(build.strided_slice(u, [0] * rank, batch + [m, m if whole else k], [1] * rank), kind)
     vt = build.convert(build.strided_slice(_adjoint(v), [0] * rank, batch + [n if whole else k, n], [1] * rank), kind)
-    return [a, singular, u, vt, _failures(converged)]
+    return [values, u, vt, _failures(converged)]
 
 
 def _one_sided_sweeps(x, eps: float, vectors: bool):

@@ -103,6 +103,21 @@ values of f32[256,64] 16.1 -> 0.28 ms (XLA 0.33; 0.25 since).
   sums, then its rotation's square roots and divisions, waited on the one
   before; 0.73 two pairs at a time, their rotations' six scalar square
   roots and divisions a pair keeping the divider busy).
+- Singular values and vectors of complex<f32> matrices (gesdd in modes 'S'
+  and 'A', of at most MAX_ROWS / 2 rows and columns): the SVD above of the
+  real [[re a, -im a], [im a, re a]] (of a^H where a is wide), whose
+  vectors [p; q] each give one of a's, p + iq, a right and a left one from
+  the same pair (a acts on p + iq as the embedding on [p; q]). Every other
+  one of each side where both come out within sqrt(eps) of orthonormal
+  (one Newton-Schulz step each); else (a singular value repeats, or zero
+  ones leave null spaces to choose in) the selection kernel picks the
+  right ones from all 2n, the left ones of nonzero values follow by the
+  same steps on the left vectors of the same pairs, and the rest of the
+  left ones are chosen after those. jnp.linalg.pinv of c64[128,64]: 28.6
+  -> 5.2 ms (XLA 0.92), 4.1 ms of it the sweeps of the embedding's 128
+  rows; over random c64 matrices (sizes 1-40, rank deficient, repeated
+  values, both modes) |a - U S V^H| within 1.2e-7 of |a| and U, V within
+  2.8e-7 of unitary, XLA's (cgesdd) 3.9e-7 and 1.3e-6.
 
 Matrix rows are padded with zeros to a whole number of vectors (a
 Cholesky's padding gets ones on its diagonal), so the vector loops need no
@@ -111,8 +126,8 @@ that writes left of it is either a triangle neither the kernel nor the
 result reads (Cholesky) or masked (LU). The kernels also give info, so no
 reduction over the matrix finds it. The results keep the conventions of the
 loops they replace (lapack.py: the other triangle, the pivots, info).
-Complex matrices (but for the Hermitian eigenproblems and the singular
-values above) and f64 matrices keep the loops, and so do matrices of more than MAX_ROWS rows or columns (not
+Complex matrices (but for the Hermitian eigenproblems and the SVDs above)
+and f64 matrices keep the loops, and so do matrices of more than MAX_ROWS rows or columns (not
 measured; 2048 ran at 0.62x XLA's Cholesky).
 """
 
@@ -134,6 +149,7 @@ MAX_ROWS = 2048
 # Rows of U the Cholesky kernel makes, and columns the LU kernel factors, before the rows after them are
 # updated by all of them in one pass.
 BLOCK = 4
+F32_EPS = 2.0 ** -23
 
 
 def _padded(n: int, lanes: int) -> int:
@@ -1677,6 +1693,46 @@ class _Kernels(KernelCalls):
             values, info = self._singular_values(a)
         return lapack.singular_values_only(op, values, info, descending=True)
 
+    def complex_svd(self, op, config: dict) -> list:
+        """lapack.gesdd's results in modes 'S' and 'A' for complex<f32> a: from the kernels' SVD of the real
+        embedding of a (of a^H where a is wide), whose singular values come twice and whose vectors [p; q] each
+        give one of a's, p + iq, a right and a left one from the same pair as a's (a acts on p + iq as the
+        embedding on [p; q]). Every other one of each where both sides come out near orthonormal (made so);
+        else (a singular value repeats, or a side has more null vectors than one pair) _chosen_vectors'."""
+        a = op.operands[0]
+        dims = build.shape(a)
+        rank, m, n = len(dims), dims[-2], dims[-1]
+        flip = list(range(rank - 2)) + [rank - 1, rank - 2]
+        x = a if m >= n else build.conjugate(build.transpose(a, flip))  # [..., M, N], M >= N
+        values, u, vt, info = lapack.singular_triplets(_real_embedding(x), config.get("mode", ord("A")) == ord("A"),
+                                                       self.one_sided_sweeps,
+                                                       (self.householder_qr, self.householder_q))
+        right, left = vt, build.transpose(u, flip)  # real rows [..., 2N, 2N] and [..., 2F, 2M] (F = M in mode 'A')
+        values = _every_other(values)
+        firsts = [_complex_rows(_every_other(rows, -2)) for rows in (right, left)]
+        v_rows, u_rows = lapack.orthonormalized(firsts, lambda: self._chosen_vectors(right, left, values))
+        if m < n:  # a^H = x = U S V^H: a = V S U^H
+            u_rows, v_rows = v_rows, u_rows
+        singular = build.convert(values, build.element(op.results[1]))
+        return [a, singular, build.transpose(u_rows, flip), build.conjugate(v_rows), info]
+
+    def _chosen_vectors(self, right, left, values) -> list:
+        """(v, u): n orthonormal right vectors of complex a [..., m, n] (m >= n) as rows, chosen from the 2n
+        (real rows `right`) its embedding gives, and its f left ones: for nonzero singular values the left
+        vectors of the same pairs the same steps make of them (each v then has its u, a v = s u), the rest
+        (zero ones', and mode 'A''s extra ones) chosen from all 2f (`left`) after those."""
+        dims = build.shape(left)
+        rank, f, n = len(dims), dims[-2] // 2, build.shape(right)[-1] // 2
+        paired = build.strided_slice(left, [0] * rank, dims[:-2] + [2 * n, dims[-1]], [1] * rank)
+        v_rows, u_rows = self.orthonormal_rows(right, n, paired)
+        nonzero = lapack.above_rounding(values, dims[-1] * F32_EPS)  # as gesdd's on the embedding
+        if f > n:
+            u_rows = build.pad(u_rows, build.splat(0, build.tensor([], build.element(u_rows))),
+                               [(0, 0)] * (rank - 2) + [(0, f - n), (0, 0)])
+            nonzero = build.pad(nonzero, build.splat(0, build.tensor([], build.element(nonzero))),
+                                [(0, 0)] * (rank - 2) + [(0, f - n)])
+        return [v_rows, self.completed_rows(u_rows, nonzero, left)]
+
     def _singular_values(self, a):
         """(singular values [..., min(m, n)] descending, info [...]) of f32 a [..., m, n] by the kernel (on a^T
         where a is wide)."""
@@ -1737,6 +1793,13 @@ class _Kernels(KernelCalls):
         ([..., r, 2n']), also those the same steps make of theirs."""
         rows, taken = self._selection(candidates, count, companions)
         return lapack.sorted_last(build.convert(taken, ir.F32Type.get()), rows, "LT")[1]
+
+    def completed_rows(self, rows, keep, candidates):
+        """The complex<f32> rows [..., f, n] (orthonormal where keep [..., f] holds) with the others replaced,
+        in order, by the selection kernel's choice from the real candidates [..., r, 2n]: orthonormal rows."""
+        real = build.concatenate(list(build.complex_parts(rows)), len(build.shape(rows)) - 1)
+        flags = build.convert(keep, ir.IntegerType.get_signless(32))
+        return self._selection(candidates, build.shape(rows)[-2], given=(real, flags))[0][0]
 
     def _selection(self, candidates, count: int, companions=None, given=None):
         """The selection kernel's (rows [, companions' rows] as complex<f32>, taken [..., count] i32) on real
@@ -1852,8 +1915,8 @@ def _kernel_root(op) -> bool:
     matrices = op.operands[:1] if name == "orgqr" else op.operands  # orgqr's tau is a vector
     if name == "heevd":  # through a real matrix twice the size
         return lapack.fits(op, lapack.ROUTINES[name]) and _kernel_matrix(op.operands[0], "complex<f32>", MAX_ROWS // 2)
-    if name == "gesdd" and _kernel_matrix(op.operands[0], "complex<f32>", MAX_ROWS // 2):  # values only, the same
-        return lapack.fits(op, lapack.ROUTINES[name]) and lapack.call_config(op).get("mode", ord("A")) == ord("N")
+    if name == "gesdd" and _kernel_matrix(op.operands[0], "complex<f32>", MAX_ROWS // 2):  # the same
+        return lapack.fits(op, lapack.ROUTINES[name])
     return (name in _ROUTINES and lapack.fits(op, lapack.ROUTINES[name])
             and all(_kernel_matrix(v) for v in matrices))
 
@@ -1876,6 +1939,8 @@ def _rewrite(op, kernels: _Kernels) -> None:
         build.replace(op, lambda call: lapack.syevd(call, config, kernels.hermitian_eigen, ascending=True))
     elif routine == "gesdd" and config.get("mode", ord("A")) == ord("N"):
         build.replace(op, kernels.singular_values)
+    elif routine == "gesdd" and isinstance(build.element(op.operands[0]), ir.ComplexType):
+        build.replace(op, lambda call: kernels.complex_svd(call, config))
     elif routine == "gesdd":
         build.replace(op, lambda call: lapack.gesdd(call, config, kernels.one_sided_sweeps,
                                                      (kernels.householder_qr, kernels.householder_q)))
@@ -1888,7 +1953,7 @@ def _rewrite(op, kernels: _Kernels) -> None:
 
 @register_pass
 class LapackKernels(Pass):
-    """Runs potrf, getrf, geqrf, orgqr, trsm, syevd, gesdd, stablehlo.cholesky and triangular_solve of f32 matrices, and heevd and values-only gesdd of complex<f32> ones, as one CPU dispatch each."""
+    """Runs potrf, getrf, geqrf, orgqr, trsm, syevd, gesdd, stablehlo.cholesky and triangular_solve of f32 matrices as one CPU dispatch each, and heevd and gesdd of complex<f32> ones through their real embedding."""
 
     name = "oxla-llvmcpu-lapack-kernels"
     anchor = "builtin.module"
