@@ -103,6 +103,63 @@ def test_the_stablehlo_cholesky_op(lower):
     assert np.isnan(factor[1]).all()
 
 
+def _complex_positive(shape, seed=0):
+    """c c^H + n I for a complex normal c: Hermitian positive definite, as complex64."""
+    rng = np.random.default_rng(seed)
+    c = rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+    return (c @ np.conj(np.swapaxes(c, -1, -2)) + shape[-1] * np.eye(shape[-1])).astype(np.complex64)
+
+
+def _complex_potrf(shape, uplo: str) -> str:
+    return lapack_call("potrf", "c", [(shape, "complex<f32>")], [(shape, "complex<f32>"), (shape[:-2], "i32")],
+                       f"uplo = {ord(uplo)} : ui8")
+
+
+@pytest.mark.parametrize("shape, uplo, chip", _on_chips(
+    [((5, 5), "L"), ((2, 37, 37), "U"), ((70, 70), "L"), ((3, 64, 64), "U")],
+    ["tiny", "batched-upper-tail", "lower-tail", "batched-upper-whole-vectors"], ["batched-upper-tail"]))
+def test_complex_potrf_runs_the_complex_kernel(shape, uplo, chip):
+    """The factor of the uplo triangle (the diagonal's imaginary parts taken as zero, as LAPACK does), the
+    other triangle left as it was."""
+    a = _complex_positive(shape, 4)
+    other = np.triu(np.ones(shape[-2:], bool), 1) if uplo == "L" else np.tril(np.ones(shape[-2:], bool), -1)
+    given = np.where(other, np.complex64(7 - 3j), a + 5j * np.eye(shape[-1], dtype=np.complex64))
+    src = _complex_potrf(shape, uplo)
+    assert "@oxla_c64_cholesky_" in ir.to_text(compile(src, compile_to="input", cpu=chip))
+    factor, info = _run(src, given, chip=chip)
+    lower = np.linalg.cholesky(a.astype(np.complex128))
+    want = np.where(other, given, lower if uplo == "L" else np.conj(np.swapaxes(lower, -1, -2)))
+    np.testing.assert_allclose(factor, want, rtol=2e-5, atol=2e-5 * np.abs(lower).max())
+    assert not np.any(info)
+
+
+@pytest.mark.parametrize("uplo", ["L", "U"])
+def test_complex_potrf_info_is_the_first_column_that_is_not_positive(uplo):
+    a = np.stack([_complex_positive((9, 9), 5)] * 4)
+    a[1, 6, 6] = -abs(a[1, 6, 6]) - 100
+    a[2, 0, 0] = np.nan
+    a[3, 8, 8] = 0
+    factor, info = _run(_complex_potrf((4, 9, 9), uplo), a)
+    assert info.tolist() == [0, 7, 1, 9]
+    lower = np.linalg.cholesky(a[1, :6, :6].astype(np.complex128))  # the columns before it are factored
+    made = np.tril(factor[1, :6, :6]) if uplo == "L" else np.conj(np.triu(factor[1, :6, :6]).T)
+    np.testing.assert_allclose(made, lower, rtol=2e-5, atol=2e-5 * np.abs(lower).max())
+
+
+@pytest.mark.parametrize("lower", [True, False])
+def test_the_stablehlo_cholesky_op_of_complex_matrices(lower):
+    a = _complex_positive((2, 19, 19), 6)
+    a[1] = -a[1]  # not positive definite: all NaN
+    t = "tensor<2x19x19xcomplex<f32>>"
+    src = (f"func.func @main(%a: {t}) -> {t} {{\n"
+           f"  %r = stablehlo.cholesky %a, lower = {str(lower).lower()} : {t}\n  return %r : {t}\n}}\n")
+    assert "@oxla_c64_cholesky_" in ir.to_text(compile(src, compile_to="input"))
+    (factor,) = _run(src, a)
+    want = np.linalg.cholesky(a[0].astype(np.complex128))
+    np.testing.assert_allclose(factor[0], want if lower else np.conj(want.T), rtol=2e-5, atol=2e-5 * np.abs(want).max())
+    assert np.isnan(factor[1]).all()
+
+
 def _getf2(a):
     """LAPACK's unblocked LU with partial pivoting, in f64: (lu, 1-based ipiv, info); a NaN is a pivot only
     where every candidate is one (the first of them)."""

@@ -376,6 +376,12 @@ def _positive_definite(seed: int, *shape) -> np.ndarray:
     return (a @ np.swapaxes(a, -1, -2) + shape[-1] * np.eye(shape[-1], dtype=np.float32)).astype(np.float32)
 
 
+def _hermitian_positive_definite(seed: int, n: int) -> np.ndarray:
+    """a a^H + n I for a complex standard normal a: Hermitian, positive definite, well conditioned."""
+    a = _complex_normal(seed, n, n)
+    return (a @ np.conj(a.T) + n * np.eye(n)).astype(np.complex64)
+
+
 # name: (description, function factory, inputs, tolerance: 0 for an exact match)
 OPS = {
     "sort_rows": ("jnp.sort of f32[64,1024] along rows", lambda: _sort(-1), lambda: [_normal(1, 64, 1024)], 0.0),
@@ -498,6 +504,8 @@ OPS = {
                          lambda: _solve_lower, lambda: [_lower_triangular(119, 256), _normal(120, 256, 8)], 1e-4),
     "cholesky": ("jnp.linalg.cholesky of f32[256,256], positive definite", lambda: _linalg("cholesky"),
                  lambda: [_positive_definite(114, 256, 256)], 1e-4),
+    "cholesky_complex": ("jnp.linalg.cholesky of c64[128,128], Hermitian positive definite",
+                         lambda: _linalg("cholesky"), lambda: [_hermitian_positive_definite(125, 128)], 1e-4),
     "qr": ("jnp.linalg.qr of f32[256,128]", lambda: _linalg("qr"), lambda: [_normal(115, 256, 128)], 1e-4),
     "eigvalsh": ("jnp.linalg.eigvalsh of f32[128,128], symmetric", lambda: _linalg("eigvalsh"),
                  lambda: [_symmetric(116, 128, 128)], 1e-4),
