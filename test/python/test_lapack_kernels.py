@@ -8,6 +8,7 @@ with tails).
 """
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -161,13 +162,16 @@ def test_the_stablehlo_cholesky_op_of_complex_matrices(lower):
 
 
 def _getf2(a):
-    """LAPACK's unblocked LU with partial pivoting, in f64: (lu, 1-based ipiv, info); a NaN is a pivot only
-    where every candidate is one (the first of them)."""
-    lu, info = a.astype(np.float64).copy(), 0
+    """LAPACK's unblocked LU with partial pivoting, in f64 (complex<f64>): (lu, 1-based ipiv, info); a NaN is a
+    pivot only where every candidate is one (the first of them); a complex pivot has the largest |re| + |im|
+    (icamax)."""
+    complex_ = np.iscomplexobj(a)
+    lu, info = a.astype(np.complex128 if complex_ else np.float64).copy(), 0
     m, n = lu.shape
     ipiv = []
     for j in range(min(m, n)):
-        size = np.where(np.isnan(lu[j:, j]), -1, np.abs(lu[j:, j]))
+        column = lu[j:, j]
+        size = np.where(np.isnan(column), -1, np.abs(column.real) + np.abs(column.imag) if complex_ else np.abs(column))
         p = j + int(np.argmax(size))
         ipiv.append(p + 1)
         lu[[j, p]] = lu[[p, j]]
@@ -179,10 +183,11 @@ def _getf2(a):
     return lu, np.array(ipiv), info
 
 
-def _getrf(shape) -> str:
+def _getrf(shape, element: str = "f32") -> str:
     m, n = shape[-2:]
     batch = list(shape[:-2])
-    return _call("getrf", [(shape,)], [(shape,), (batch + [min(m, n)], "i32"), (batch, "i32")])
+    return lapack_call("getrf", "c" if element.startswith("complex") else "s", [(shape, element)],
+                       [(shape, element), (batch + [min(m, n)], "i32"), (batch, "i32")])
 
 
 def _assert_lu(a, lu, ipiv, info):
@@ -220,6 +225,33 @@ def test_getrf_pivots_on_the_first_of_equals_and_on_nan_only_where_all_are():
     assert ipiv.tolist()[0] == 1
 
 
+@pytest.mark.parametrize("shape, chip", _on_chips(
+    [((5, 5),), ((2, 7, 4),), ((3, 6),), ((2, 37, 37),), ((64, 64),), ((70, 45),)],
+    ["tiny", "batched-tall", "wide", "batched-tail", "whole-vectors", "tall-tail"], ["batched-tail"]))
+def test_complex_getrf_runs_the_complex_kernel(shape, chip):
+    rng = np.random.default_rng(6)
+    a = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(np.complex64)
+    src = _getrf(shape, "complex<f32>")
+    assert "@oxla_c64_lu_" in ir.to_text(compile(src, compile_to="input", cpu=chip))
+    _assert_lu(a, *_run(src, a, chip=chip))
+
+
+def test_complex_getrf_of_singular_matrices_pivots_on_re_plus_im_and_nan_only_where_all_are():
+    rng = np.random.default_rng(7)
+    a = (rng.standard_normal((4, 21, 21)) + 1j * rng.standard_normal((4, 21, 21))).astype(np.complex64)
+    a[0, :, 9] = 0  # a zero column: its pivot is 0, left as it is
+    a[2, :, -1] = 0
+    a[3, :, 0] = 0.1
+    a[3, :4, 0] = [1 + 1j, 0.5 - 1.9j, -1.5 + 1.0j, 1.6j]  # |z| is largest in row 1, |re| + |im| (2.5) in row 2
+    a[3, 6, 0] = 1.25 - 1.25j  # 2.5 too, after it
+    lu, ipiv, info = _run(_getrf(a.shape, "complex<f32>"), a)
+    assert info.tolist() == [10, 0, 21, 0] and ipiv[3, 0] == 3
+    _assert_lu(a, lu, ipiv, info)
+    nan_column = np.array([[np.nan, 1], [complex(1, np.nan), 2]], np.complex64)
+    _, ipiv, _ = _run(_getrf((2, 2), "complex<f32>"), nan_column)
+    assert ipiv.tolist()[0] == 1
+
+
 def _qr(shape) -> str:
     """geqrf of `shape`, then orgqr of its first min(m, n) columns: (reflectors, tau, Q)."""
     m, n = shape[-2:]
@@ -252,10 +284,11 @@ def test_householder_qr_and_q_match_numpy_which_calls_lapack(shape, chip):
                                    atol=1e-4)
 
 
-def _trsm(a_shape, b_shape, side, uplo, trans, diag) -> str:
+def _trsm(a_shape, b_shape, side, uplo, trans, diag, element: str = "f32") -> str:
     config = ", ".join(f"{k} = {ord(v)} : ui8" for k, v in
                        (("diag", diag), ("side", side), ("trans_x", trans), ("uplo", uplo)))
-    return _call("trsm", [(a_shape,), (b_shape,)], [(b_shape,)], config)
+    return lapack_call("trsm", "c" if element.startswith("complex") else "s", [(a_shape, element), (b_shape, element)],
+                       [(b_shape, element)], config)
 
 
 @pytest.mark.parametrize("side, uplo, trans, diag, n, k, chip", _on_chips(
@@ -276,6 +309,28 @@ def test_triangular_solves(side, uplo, trans, diag, n, k, chip):
     op = t if trans == "N" else np.swapaxes(t, -1, -2)
     want = np.linalg.solve(op.astype(np.float64), b) if side == "L" else np.swapaxes(
         np.linalg.solve(np.swapaxes(op, -1, -2).astype(np.float64), np.swapaxes(b, -1, -2)), -1, -2)
+    np.testing.assert_allclose(x, want, rtol=1e-4, atol=1e-4 * np.abs(want).max())
+
+
+@pytest.mark.parametrize("side, uplo, trans, diag, n, k, chip", _on_chips(
+    [("L", "L", "N", "U", 37, 8), ("L", "U", "N", "N", 37, 1), ("R", "U", "T", "N", 20, 3),
+     ("L", "L", "C", "N", 64, 20), ("R", "L", "C", "U", 5, 33)],
+    ["lower-unit-8", "upper-1", "right-transposed-3", "adjoint-whole-vectors", "right-adjoint-unit-33"],
+    ["lower-unit-8"]))
+def test_complex_triangular_solves(side, uplo, trans, diag, n, k, chip):
+    rng = np.random.default_rng(8)
+    a = (rng.standard_normal((2, n, n)) + 1j * rng.standard_normal((2, n, n)) + 4 * np.eye(n)).astype(np.complex64)
+    shape = (2, n, k) if side == "L" else (2, k, n)
+    b = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(np.complex64)
+    src = _trsm(a.shape, b.shape, side, uplo, trans, diag, "complex<f32>")
+    assert re.search(r"@oxla_c64_(lower|upper)(_unit)?_solve_", ir.to_text(compile(src, compile_to="input", cpu=chip)))
+    (x,) = _run(src, a, b, chip=chip)
+    t = np.tril(a) if uplo == "L" else np.triu(a)
+    if diag == "U":
+        t = np.where(np.eye(n, dtype=bool), 1, t)
+    op = {"N": t, "T": np.swapaxes(t, -1, -2), "C": np.conj(np.swapaxes(t, -1, -2))}[trans].astype(np.complex128)
+    want = np.linalg.solve(op, b) if side == "L" else np.swapaxes(
+        np.linalg.solve(np.swapaxes(op, -1, -2), np.swapaxes(b, -1, -2)), -1, -2)
     np.testing.assert_allclose(x, want, rtol=1e-4, atol=1e-4 * np.abs(want).max())
 
 

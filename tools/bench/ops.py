@@ -502,6 +502,8 @@ OPS = {
                       lambda: [_normal(112, 4096, 4, 4), _normal(113, 4096, 4, 1)], 1e-3),
     "solve_triangular": ("jax.scipy.linalg.solve_triangular of f32[256,256], lower, for 8 right-hand sides",
                          lambda: _solve_lower, lambda: [_lower_triangular(119, 256), _normal(120, 256, 8)], 1e-4),
+    "solve_complex": ("jnp.linalg.solve of c64[128,128], 8 right-hand sides", lambda: _linalg("solve"),
+                      lambda: [_complex_normal(126, 128, 128), _complex_normal(128, 128, 8)], 1e-3),
     "cholesky": ("jnp.linalg.cholesky of f32[256,256], positive definite", lambda: _linalg("cholesky"),
                  lambda: [_positive_definite(114, 256, 256)], 1e-4),
     "cholesky_complex": ("jnp.linalg.cholesky of c64[128,128], Hermitian positive definite",
