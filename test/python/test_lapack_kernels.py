@@ -252,17 +252,19 @@ def test_complex_getrf_of_singular_matrices_pivots_on_re_plus_im_and_nan_only_wh
     assert ipiv.tolist()[0] == 1
 
 
-def _qr(shape) -> str:
-    """geqrf of `shape`, then orgqr of its first min(m, n) columns: (reflectors, tau, Q)."""
+def _qr(shape, element: str = "f32") -> str:
+    """geqrf of `shape`, then orgqr (ungqr) of its first min(m, n) columns: (reflectors, tau, Q)."""
     m, n = shape[-2:]
     k, batch = min(m, n), "".join(f"{d}x" for d in shape[:-2])
-    a, tau, qt = f"tensor<{batch}{m}x{n}xf32>", f"tensor<{batch}{k}xf32>", f"tensor<{batch}{m}x{k}xf32>"
+    a, tau, qt = (f"tensor<{batch}{m}x{n}x{element}>", f"tensor<{batch}{k}x{element}>",
+                  f"tensor<{batch}{m}x{k}x{element}>")
     limits = ", ".join(f"0:{d}" for d in list(shape[:-1]) + [k])
     config = "{mhlo.backend_config = {}}"
+    geqrf, orgqr = ("cgeqrf", "cungqr") if element.startswith("complex") else ("sgeqrf", "sorgqr")
     return (f"func.func @main(%a: {a}) -> ({a}, {tau}, {qt}) {{\n"
-            f"  %r:2 = stablehlo.custom_call @lapack_sgeqrf_ffi(%a) {config} : ({a}) -> ({a}, {tau})\n"
+            f"  %r:2 = stablehlo.custom_call @lapack_{geqrf}_ffi(%a) {config} : ({a}) -> ({a}, {tau})\n"
             f"  %s = stablehlo.slice %r#0 [{limits}] : ({a}) -> {qt}\n"
-            f"  %q = stablehlo.custom_call @lapack_sorgqr_ffi(%s, %r#1) {config} : ({qt}, {tau}) -> {qt}\n"
+            f"  %q = stablehlo.custom_call @lapack_{orgqr}_ffi(%s, %r#1) {config} : ({qt}, {tau}) -> {qt}\n"
             f"  return %r#0, %r#1, %q : {a}, {tau}, {qt}\n}}\n")
 
 
@@ -281,6 +283,31 @@ def test_householder_qr_and_q_match_numpy_which_calls_lapack(shape, chip):
         np.testing.assert_allclose(reflectors[index], raw.T, rtol=1e-4, atol=1e-4)
         np.testing.assert_allclose(tau[index], want_tau, rtol=1e-4, atol=1e-4)
         np.testing.assert_allclose(q[index], np.linalg.qr(a[index].astype(np.float64))[0][:, :k], rtol=1e-4,
+                                   atol=1e-4)
+
+
+@pytest.mark.parametrize("shape, chip", _on_chips(
+    [((6, 4),), ((2, 37, 20),), ((20, 37),), ((64, 64),)], ["tall", "batched-tall-tail", "wide", "whole-vectors"],
+    ["batched-tall-tail"]))
+def test_complex_householder_qr_and_q_match_numpy_which_calls_lapack(shape, chip):
+    """zgeqr2's reflectors and tau (a column with nothing below the diagonal gets none where its diagonal is
+    real, and one that makes it real where it is not), and zung2r's Q."""
+    rng = np.random.default_rng(13)
+    a = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(np.complex64)
+    a[..., 3:, 2] = 0
+    a[..., 2, 2] = 1.5  # real: tau 0
+    a[..., 2:, 1] = 0
+    a[..., 1, 1] = 0.5 - 2j  # made real by a reflection of tau 1 - alpha / beta
+    src = _qr(shape, "complex<f32>")
+    text = ir.to_text(compile(src, compile_to="input", cpu=chip))
+    assert "@oxla_c64_qr_" in text and "@oxla_c64_householder_q_" in text
+    reflectors, tau, q = _run(src, a, chip=chip)
+    k = min(shape[-2:])
+    for index in np.ndindex(*shape[:-2]):
+        raw, want_tau = np.linalg.qr(a[index].astype(np.complex128), mode="raw")
+        np.testing.assert_allclose(reflectors[index], raw.T, rtol=1e-4, atol=1e-4)
+        np.testing.assert_allclose(tau[index], want_tau, rtol=1e-4, atol=1e-4)
+        np.testing.assert_allclose(q[index], np.linalg.qr(a[index].astype(np.complex128))[0][:, :k], rtol=1e-4,
                                    atol=1e-4)
 
 

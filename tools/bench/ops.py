@@ -509,6 +509,8 @@ OPS = {
     "cholesky_complex": ("jnp.linalg.cholesky of c64[128,128], Hermitian positive definite",
                          lambda: _linalg("cholesky"), lambda: [_hermitian_positive_definite(125, 128)], 1e-4),
     "qr": ("jnp.linalg.qr of f32[256,128]", lambda: _linalg("qr"), lambda: [_normal(115, 256, 128)], 1e-4),
+    "qr_complex": ("jnp.linalg.qr of c64[128,64]", lambda: _linalg("qr"), lambda: [_complex_normal(129, 128, 64)],
+                   1e-4),
     "eigvalsh": ("jnp.linalg.eigvalsh of f32[128,128], symmetric", lambda: _linalg("eigvalsh"),
                  lambda: [_symmetric(116, 128, 128)], 1e-4),
     "eigh": ("jnp.linalg.eigh of f32[128,128], symmetric (the eigenvectors' magnitudes)", lambda: _eigh_magnitudes,

@@ -124,7 +124,9 @@ LLVM_CPU_FLAG_SETS = (
     # pinv: "expected operand #0 rank (0)"), or forms dispatches whose stores code generation rejects
     # ("write affecting operations on global resources": programs with a dynamic batch, a complex
     # svdvals). With dispatch creation at O1 they compile, and the rest stays at O3, which
-    # "data-tiling" (IREE's O0) gives up.
+    # "data-tiling" (IREE's O0) gives up. It also miscompiled one program silently, which no
+    # fallback can catch: a host loop of complex Gram-Schmidt steps whose second trip went wrong
+    # (now oxla-llvmcpu-lapack-kernels' selection kernel; test_lapack_kernels checks its results).
     ("o3-data-tiling-dispatch-o1", _LLVM_CPU_O3_DATA_TILING + ("--iree-dispatch-creation-opt-level=O1",)),
     ("data-tiling", ("--iree-opt-data-tiling=true",)),
     ("iree-defaults", ()),
