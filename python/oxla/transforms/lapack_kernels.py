@@ -277,6 +277,18 @@ def _constants(lanes: int, **named) -> list[str]:
             f"%iota = vector.step : vector<{lanes}xindex>"]
 
 
+def _cholesky_diagonal(k: int, j: str, info: str, memref: str, vector: str) -> list[str]:
+    """Lines of a Cholesky kernel's row j (the k-th of its block): %info{k + 1}, `info` or j + 1 where the
+    diagonal %d{k} is not positive (or NaN), its square root %r{k} (broadcast: %rv{k}), and %s{k}, the first
+    column of the vector holding column j."""
+    return [f"%d{k} = memref.load %out[%b, {j}, {j}] : {memref}",
+            f"%bad{k} = arith.cmpf ule, %d{k}, %zero : f32",
+            *_first_failure(f"info{k + 1}", f"%bad{k}", j, info),
+            f"%r{k} = math.sqrt %d{k} : f32",
+            f"%rv{k} = vector.broadcast %r{k} : f32 to {vector}",
+            *_vector_start(f"s{k}", j)]
+
+
 def cholesky_executable(symbol: str, batch: int, n: int, lanes: int, lower: bool) -> str:
     """The Cholesky kernel for `batch` f32 matrices [n, n], zero padded to [w, w] (w: n in whole vectors):
     the factor in the result's `lower` (else upper) triangle, and info [batch] (see the module docstring).
@@ -289,12 +301,7 @@ def cholesky_executable(symbol: str, batch: int, n: int, lanes: int, lower: bool
     body = [f"%j{k} = arith.addi %jb, %c{k} : index" for k in range(1, BLOCK)]
     info = "%info0"
     for k, j in enumerate(block):
-        body += [f"%d{k} = memref.load %out[%b, {j}, {j}] : {memref}",
-                 f"%bad{k} = arith.cmpf ule, %d{k}, %zero : f32",
-                 *_first_failure(f"info{k + 1}", f"%bad{k}", j, info),
-                 f"%r{k} = math.sqrt %d{k} : f32",
-                 f"%rv{k} = vector.broadcast %r{k} : f32 to {vector}",
-                 *_vector_start(f"s{k}", j),
+        body += [*_cholesky_diagonal(k, j, info, memref, vector),
                  f"scf.for %c = %s{k} to %width step %lanes {{",
                  f"%v = vector.load %out[%b, {j}, %c] : {memref}, {vector}",
                  f"%q = arith.divf %v, %rv{k} : {vector}",
@@ -354,12 +361,7 @@ def complex_cholesky_executable(symbol: str, batch: int, n: int, lanes: int) -> 
     body = [f"%j{k} = arith.addi %jb, %c{k} : index" for k in range(1, BLOCK)]
     info = "%info0"
     for k, j in enumerate(block):
-        body += [f"%d{k} = memref.load %out[%b, {j}, {j}] : {memref}",
-                 f"%bad{k} = arith.cmpf ule, %d{k}, %zero : f32",
-                 *_first_failure(f"info{k + 1}", f"%bad{k}", j, info),
-                 f"%r{k} = math.sqrt %d{k} : f32",
-                 f"%rv{k} = vector.broadcast %r{k} : f32 to {vector}",
-                 *_vector_start(f"s{k}", j),
+        body += [*_cholesky_diagonal(k, j, info, memref, vector),
                  f"scf.for %c = %s{k} to %half step %lanes {{",
                  "%cq = arith.addi %c, %half : index",
                  *(line for at in ("%c", "%cq") for line in (
@@ -418,6 +420,33 @@ def _mirror(layout: _Layout, lower: bool) -> list[str]:
     ]
 
 
+def _pivot_row(q: str, j: str, key: list[str], memref: str, vector: str, pivots: str) -> list[str]:
+    """Lines finding column j's pivot row %{q}p at or below row j (the first largest %a the lines `key` make
+    of row %i's entry, or of a NaN, %nan, the first, only where every candidate is one), storing it in
+    `pivots` and swapping rows j and %{q}p whole (%width columns of %out)."""
+    return [
+        f"%{q}p, %{q}best = scf.for %i = {j} to %m step %c1 iter_args(%at = {j}, %best = %none) -> (index, f32) {{",
+        *key,
+        "%key = arith.select %nan, %nan_key, %a : f32",
+        "%more = arith.cmpf ogt, %key, %best : f32",
+        "%at1 = arith.select %more, %i, %at : index",
+        "%best1 = arith.select %more, %key, %best : f32",
+        "scf.yield %at1, %best1 : index, f32",
+        "}",
+        f"%{q}p32 = arith.index_cast %{q}p : index to i32",
+        f"memref.store %{q}p32, %pivots[%b, {j}] : {pivots}",
+        f"%{q}moved = arith.cmpi ne, %{q}p, {j} : index",
+        f"scf.if %{q}moved {{",
+        "scf.for %c = %c0 to %width step %lanes {",
+        f"%x = vector.load %out[%b, {j}, %c] : {memref}, {vector}",
+        f"%y = vector.load %out[%b, %{q}p, %c] : {memref}, {vector}",
+        f"vector.store %y, %out[%b, {j}, %c] : {memref}, {vector}",
+        f"vector.store %x, %out[%b, %{q}p, %c] : {memref}, {vector}",
+        "}",
+        "}",
+    ]
+
+
 def _lu_panel(p: str, jb: str, columns: int, layout: _Layout, pivots: str, info: str) -> tuple[list[str], str]:
     """(lines, info after them): getf2 on the panel of `columns` columns from column `jb` of matrix %b of
     %out (each column's pivot found, its rows swapped whole, the column below scaled, and the panel's later
@@ -429,28 +458,8 @@ def _lu_panel(p: str, jb: str, columns: int, layout: _Layout, pivots: str, info:
     for k, j in enumerate(panel):
         q = f"{p}{k}"
         lines += [
-            f"%{q}p, %{q}best = scf.for %i = {j} to %m step %c1 iter_args(%at = {j}, %best = %none) "
-            "-> (index, f32) {",
-            f"%v = memref.load %out[%b, %i, {j}] : {memref}",
-            "%a = math.absf %v : f32",
-            "%nan = arith.cmpf uno, %v, %v : f32",
-            "%key = arith.select %nan, %nan_key, %a : f32",
-            "%more = arith.cmpf ogt, %key, %best : f32",
-            "%at1 = arith.select %more, %i, %at : index",
-            "%best1 = arith.select %more, %key, %best : f32",
-            "scf.yield %at1, %best1 : index, f32",
-            "}",
-            f"%{q}p32 = arith.index_cast %{q}p : index to i32",
-            f"memref.store %{q}p32, %pivots[%b, {j}] : {pivots}",
-            f"%{q}moved = arith.cmpi ne, %{q}p, {j} : index",
-            f"scf.if %{q}moved {{",
-            "scf.for %c = %c0 to %width step %lanes {",
-            f"%x = vector.load %out[%b, {j}, %c] : {memref}, {vector}",
-            f"%y = vector.load %out[%b, %{q}p, %c] : {memref}, {vector}",
-            f"vector.store %y, %out[%b, {j}, %c] : {memref}, {vector}",
-            f"vector.store %x, %out[%b, %{q}p, %c] : {memref}, {vector}",
-            "}",
-            "}",
+            *_pivot_row(q, j, [f"%v = memref.load %out[%b, %i, {j}] : {memref}", "%a = math.absf %v : f32",
+                                "%nan = arith.cmpf uno, %v, %v : f32"], memref, vector, pivots),
             f"%{q}d = memref.load %out[%b, {j}, {j}] : {memref}",
             f"%{q}singular = arith.cmpf oeq, %{q}d, %zero : f32",
             *_first_failure(f"{q}info", f"%{q}singular", j, info),
@@ -511,30 +520,9 @@ def _complex_lu_panel(p: str, jb: str, columns: int, memref: str, vector: str, l
     for k, j in enumerate(panel):
         q = f"{p}{k}"
         lines += [
-            f"%{q}p, %{q}best = scf.for %i = {j} to %m step %c1 iter_args(%at = {j}, %best = %none) "
-            "-> (index, f32) {",
-            *entry("v", "%i", j),
-            "%ar = math.absf %vr : f32",
-            "%ai = math.absf %vi : f32",
-            "%a = arith.addf %ar, %ai : f32",
-            "%nan = arith.cmpf uno, %vr, %vi : f32",
-            "%key = arith.select %nan, %nan_key, %a : f32",
-            "%more = arith.cmpf ogt, %key, %best : f32",
-            "%at1 = arith.select %more, %i, %at : index",
-            "%best1 = arith.select %more, %key, %best : f32",
-            "scf.yield %at1, %best1 : index, f32",
-            "}",
-            f"%{q}p32 = arith.index_cast %{q}p : index to i32",
-            f"memref.store %{q}p32, %pivots[%b, {j}] : {pivots}",
-            f"%{q}moved = arith.cmpi ne, %{q}p, {j} : index",
-            f"scf.if %{q}moved {{",
-            "scf.for %c = %c0 to %width step %lanes {",
-            f"%x = vector.load %out[%b, {j}, %c] : {memref}, {vector}",
-            f"%y = vector.load %out[%b, %{q}p, %c] : {memref}, {vector}",
-            f"vector.store %y, %out[%b, {j}, %c] : {memref}, {vector}",
-            f"vector.store %x, %out[%b, %{q}p, %c] : {memref}, {vector}",
-            "}",
-            "}",
+            *_pivot_row(q, j, [*entry("v", "%i", j), "%ar = math.absf %vr : f32", "%ai = math.absf %vi : f32",
+                                "%a = arith.addf %ar, %ai : f32", "%nan = arith.cmpf uno, %vr, %vi : f32"],
+                        memref, vector, pivots),
             *entry(f"{q}d", j, j),
             f"%{q}zr = arith.cmpf oeq, %{q}dr, %zero : f32",
             f"%{q}zi = arith.cmpf oeq, %{q}di, %zero : f32",
@@ -584,15 +572,36 @@ def _complex_lu_panel(p: str, jb: str, columns: int, memref: str, vector: str, l
 def complex_lu_executable(symbol: str, batch: int, m: int, n: int, lanes: int) -> str:
     """The LU kernel for `batch` complex<f32> matrices [m, n] held as f32 rows of [re | im] halves, each zero
     padded to w columns (w: n in whole vectors): as lu_executable, by _complex_lu_panel."""
-    half, count = _padded(n, lanes), min(m, n)
+    half = _padded(n, lanes)
     memref, vector = f"memref<{batch}x{m}x{2 * half}xf32>", f"vector<{lanes}xf32>"
+    return _lu_by_panels(symbol, batch, m, n, memref, vector, lanes, {"half": half, "width": 2 * half},
+                         lambda p, jb, columns, pivots, info: _complex_lu_panel(p, jb, columns, memref, vector, lanes,
+                                                                                pivots, info))
+
+
+def lu_executable(symbol: str, batch: int, m: int, n: int, lanes: int) -> str:
+    """The LU kernel for `batch` f32 matrices [m, n], zero padded to [m, w] (w: n in whole vectors): getf2's
+    factors in place of the matrix, the 0-based pivot rows [batch, min(m, n)] and info [batch] (see the
+    module docstring), by panels of BLOCK columns."""
+    width = _padded(n, lanes)
+    layout = _Layout(f"memref<{batch}x{m}x{width}xf32>", lanes)
+    return _lu_by_panels(symbol, batch, m, n, layout.memref, layout.vector, lanes, {"width": width},
+                         lambda p, jb, columns, pivots, info: _lu_panel(p, jb, columns, layout, pivots, info))
+
+
+def _lu_by_panels(symbol: str, batch: int, m: int, n: int, memref: str, vector: str, lanes: int, widths: dict,
+                  panel) -> str:
+    """An LU kernel's text: the matrix copied to %out (%width columns), then `panel(prefix, first column,
+    columns, pivots memref, info before)` -> (lines, info after) over panels of BLOCK columns, the rest in
+    one panel; info stored last."""
+    count = min(m, n)
     whole, rest = count // BLOCK * BLOCK, count % BLOCK
     pivots = f"memref<{batch}x{count}xi32>"
-    loop, info = _complex_lu_panel("b", "%jb", BLOCK, memref, vector, lanes, pivots, "%info0")
+    loop, info = panel("b", "%jb", BLOCK, pivots, "%info0")
     lines = [
         *executable_header(symbol, batch, [("in", memref), ("out", memref), ("pivots", pivots),
                                            ("info", f"memref<{batch}xi32>")]),
-        *_constants(lanes, m=m, whole=whole, half=half, width=2 * half),
+        *_constants(lanes, m=m, whole=whole, **widths),
         "%none = arith.constant -2.0 : f32",
         "%nan_key = arith.constant -1.0 : f32",
         *_copy("%m", "%width", memref, vector),
@@ -603,36 +612,7 @@ def complex_lu_executable(symbol: str, batch: int, m: int, n: int, lanes: int) -
     ]
     info = "%failed"
     if rest:
-        tail, info = _complex_lu_panel("t", "%whole", rest, memref, vector, lanes, pivots, info)
-        lines += tail
-    lines += [f"memref.store {info}, %info[%b] : memref<{batch}xi32>", *FOOTER]
-    return "\n".join(lines)
-
-
-def lu_executable(symbol: str, batch: int, m: int, n: int, lanes: int) -> str:
-    """The LU kernel for `batch` f32 matrices [m, n], zero padded to [m, w] (w: n in whole vectors): getf2's
-    factors in place of the matrix, the 0-based pivot rows [batch, min(m, n)] and info [batch] (see the
-    module docstring), by panels of BLOCK columns."""
-    width, count = _padded(n, lanes), min(m, n)
-    layout = _Layout(f"memref<{batch}x{m}x{width}xf32>", lanes)
-    whole, rest = count // BLOCK * BLOCK, count % BLOCK
-    pivots = f"memref<{batch}x{count}xi32>"
-    loop, info = _lu_panel("b", "%jb", BLOCK, layout, pivots, "%info0")
-    lines = [
-        *executable_header(symbol, batch, [("in", layout.memref), ("out", layout.memref),
-                                 ("pivots", pivots), ("info", f"memref<{batch}xi32>")]),
-        *_constants(lanes, m=m, whole=whole, width=width),
-        "%none = arith.constant -2.0 : f32",
-        "%nan_key = arith.constant -1.0 : f32",
-        *_copy("%m", "%width", layout.memref, layout.vector),
-        f"%failed = scf.for %jb = %c0 to %whole step %c{BLOCK} iter_args(%info0 = %i0) -> (i32) {{",
-        *loop,
-        f"scf.yield {info} : i32",
-        "}",
-    ]
-    info = "%failed"
-    if rest:
-        tail, info = _lu_panel("t", "%whole", rest, layout, pivots, info)
+        tail, info = panel("t", "%whole", rest, pivots, info)
         lines += tail
     lines += [f"memref.store {info}, %info[%b] : memref<{batch}xi32>", *FOOTER]
     return "\n".join(lines)
@@ -923,17 +903,11 @@ def complex_qr_executable(symbol: str, batch: int, m: int, n: int, lanes: int) -
     ])
 
 
-def complex_householder_q_executable(symbol: str, batch: int, m: int, n: int, k: int, lanes: int) -> str:
-    """householder_q_executable for complex<f32> reflectors (zung2r's order) held as f32 rows of [re | im]
-    halves, tau [batch, k, 2]: the first n columns of the identity, then each H = I - tau v v^H, last first,
-    applied to the rows and columns from its own on."""
-    half = _padded(n, lanes)
-    memref, vector = f"memref<{batch}x{m}x{2 * half}xf32>", f"vector<{lanes}xf32>"
-    taus, scratch = f"memref<{batch}x{k}x2xf32>", f"memref<{2 * half}xf32>"
-    return "\n".join([
-        *executable_header(symbol, batch, [("in", memref), ("taus", taus), ("out", memref)]),
-        *_constants(lanes, m=m, n=n, k=k, half=half, width=2 * half),
-        f"%w = memref.alloca() alignment = 64 : {scratch}",
+def _identity_then_reflectors_last_first(memref: str, vector: str) -> list[str]:
+    """Lines of a Q kernel before each reflector's: %out the first %n columns of the identity (%width
+    columns; a complex one's real half first), then the loop over the %k reflectors, last first, opened
+    with %j the reflector's index."""
+    return [
         f"%zeros = arith.constant dense<0.0> : {vector}",
         "scf.for %i = %c0 to %m step %c1 {",
         "scf.for %c = %c0 to %width step %lanes {",
@@ -947,6 +921,21 @@ def complex_householder_q_executable(symbol: str, batch: int, m: int, n: int, k:
         "%last = arith.subi %k, %c1 : index",
         "scf.for %step = %c0 to %k step %c1 {",
         "%j = arith.subi %last, %step : index",
+    ]
+
+
+def complex_householder_q_executable(symbol: str, batch: int, m: int, n: int, k: int, lanes: int) -> str:
+    """householder_q_executable for complex<f32> reflectors (zung2r's order) held as f32 rows of [re | im]
+    halves, tau [batch, k, 2]: the first n columns of the identity, then each H = I - tau v v^H, last first,
+    applied to the rows and columns from its own on."""
+    half = _padded(n, lanes)
+    memref, vector = f"memref<{batch}x{m}x{2 * half}xf32>", f"vector<{lanes}xf32>"
+    taus, scratch = f"memref<{batch}x{k}x2xf32>", f"memref<{2 * half}xf32>"
+    return "\n".join([
+        *executable_header(symbol, batch, [("in", memref), ("taus", taus), ("out", memref)]),
+        *_constants(lanes, m=m, n=n, k=k, half=half, width=2 * half),
+        f"%w = memref.alloca() alignment = 64 : {scratch}",
+        *_identity_then_reflectors_last_first(memref, vector),
         f"%taur = memref.load %taus[%b, %j, %c0] : {taus}",
         f"%taui = memref.load %taus[%b, %j, %c1] : {taus}",
         *_complex_reflection("r", "%j", "in", "%j", ("%taur", "%taui"), "%j", memref, vector, lanes, scratch),
@@ -967,19 +956,7 @@ def householder_q_executable(symbol: str, batch: int, m: int, n: int, k: int, la
         *executable_header(symbol, batch, [("in", memref), ("taus", f"memref<{batch}x{k}xf32>"), ("out", memref)]),
         *_constants(lanes, m=m, n=n, k=k, width=width),
         f"%w = memref.alloca() alignment = 64 : memref<{width}xf32>",
-        f"%zeros = arith.constant dense<0.0> : {layout.vector}",
-        "scf.for %i = %c0 to %m step %c1 {",
-        "scf.for %c = %c0 to %width step %lanes {",
-        f"vector.store %zeros, %out[%b, %i, %c] : {memref}, {layout.vector}",
-        "}",
-        "%diagonal = arith.cmpi ult, %i, %n : index",
-        "scf.if %diagonal {",
-        f"memref.store %unit, %out[%b, %i, %i] : {memref}",
-        "}",
-        "}",
-        "%last = arith.subi %k, %c1 : index",
-        "scf.for %step = %c0 to %k step %c1 {",
-        "%j = arith.subi %last, %step : index",
+        *_identity_then_reflectors_last_first(memref, layout.vector),
         f"%tau = memref.load %taus[%b, %j] : memref<{batch}x{k}xf32>",
         *_reflection("r", "%j", f"memref.load %in[%b, {{i}}, %j] : {memref}", "%tau", "%j", layout,
                      f"memref<{width}xf32>"),
