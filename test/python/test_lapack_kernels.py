@@ -1,5 +1,5 @@
-"""oxla-llvmcpu-lapack-kernels: f32 Cholesky, LU, QR, triangular solves, symmetric eigenproblems and singular
-values as one CPU dispatch each.
+"""oxla-llvmcpu-lapack-kernels: f32 and c64 Cholesky, LU, QR, triangular solves, symmetric (Hermitian)
+eigenproblems and singular values (and vectors) as CPU dispatches oxla writes.
 
 Each kernel runs against numpy (LAPACK) on shapes that exercise its edges: sides that are not a whole
 number of vectors or of BLOCK, batches, the other triangle, info, pivots among equals and NaNs, and the

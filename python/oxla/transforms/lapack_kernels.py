@@ -1,5 +1,5 @@
-"""oxla-llvmcpu-lapack-kernels: f32 Cholesky, LU, QR, triangular solves, symmetric eigenproblems and singular
-values as one CPU dispatch each.
+"""oxla-llvmcpu-lapack-kernels: f32 and c64 Cholesky, LU, QR, triangular solves, symmetric (Hermitian)
+eigenproblems and singular values (and vectors) as CPU dispatches oxla writes.
 
 oxla-legalize-lapack-calls and oxla-legalize-triangular-solve write potrf,
 getrf, geqrf, orgqr and trsm as loops of StableHLO, a trip per column (or block of rows),
@@ -344,7 +344,8 @@ def complex_cholesky_executable(symbol: str, batch: int, n: int, lanes: int) -> 
     ones): U with a = U^H U from the upper triangle, in it, as the f32 kernel makes it (row j's diagonal's
     square root, the row right of it divided by that, and each later row i less conj(U[j, i]) times row j,
     from column i on; BLOCK rows made, then taken from every later row of the n in one pass), and info
-    [batch] as that kernel's. The padding rows a last block holds are made too (they stay the identity's). What is left of a diagonal's vector start in the lower triangle is not read."""
+    [batch] as that kernel's. The padding rows a last block holds are made too (they stay the
+    identity's); what is left of a diagonal's vector start in the lower triangle is not read."""
     width = _padded(n, lanes)
     memref, vector = f"memref<{batch}x{width}x{2 * width}xf32>", f"vector<{lanes}xf32>"
 
