@@ -277,6 +277,14 @@ def _constants(lanes: int, **named) -> list[str]:
             f"%iota = vector.step : vector<{lanes}xindex>"]
 
 
+def _complex_entry(name: str, at: str, column: str, memref: str) -> list[str]:
+    """Lines loading entry (at, column) of matrix %b of %out, a complex one held in f32 rows of [re | im]
+    halves of %half columns: %{name}r and %{name}i."""
+    return [f"%{name}r = memref.load %out[%b, {at}, {column}] : {memref}",
+            f"%{name}q = arith.addi {column}, %half : index",
+            f"%{name}i = memref.load %out[%b, {at}, %{name}q] : {memref}"]
+
+
 def _cholesky_diagonal(k: int, j: str, info: str, memref: str, vector: str) -> list[str]:
     """Lines of a Cholesky kernel's row j (the k-th of its block): %info{k + 1}, `info` or j + 1 where the
     diagonal %d{k} is not positive (or NaN), its square root %r{k} (broadcast: %rv{k}), and %s{k}, the first
@@ -352,11 +360,8 @@ def complex_cholesky_executable(symbol: str, batch: int, n: int, lanes: int) -> 
     def row(at: str) -> tuple[str, str]:
         return _row_access(memref, "out", at, vector)
 
-    def entry(name: str, at: str, column: str) -> list[str]:  # %{name}r, %{name}i: the entry's parts
-        return [f"%{name}r = memref.load %out[%b, {at}, {column}] : {memref}",
-                f"%{name}q = arith.addi {column}, %half : index",
-                f"%{name}i = memref.load %out[%b, {at}, %{name}q] : {memref}",
-                f"%{name}n = arith.negf %{name}i : f32"]
+    def entry(name: str, at: str, column: str) -> list[str]:  # its parts, and %{name}n, -im
+        return [*_complex_entry(name, at, column, memref), f"%{name}n = arith.negf %{name}i : f32"]
 
     block = ["%jb"] + [f"%j{k}" for k in range(1, BLOCK)]
     body = [f"%j{k} = arith.addi %jb, %c{k} : index" for k in range(1, BLOCK)]
@@ -505,10 +510,8 @@ def _complex_lu_panel(p: str, jb: str, columns: int, memref: str, vector: str, l
     panel = [jb] + [f"%{p}j{k}" for k in range(1, columns)]
     lines = [f"%{p}j{k} = arith.addi {jb}, %c{k} : index" for k in range(1, columns)]
 
-    def entry(name: str, at: str, column: str) -> list[str]:  # %{name}r, %{name}i
-        return [f"%{name}r = memref.load %out[%b, {at}, {column}] : {memref}",
-                f"%{name}q = arith.addi {column}, %half : index",
-                f"%{name}i = memref.load %out[%b, {at}, %{name}q] : {memref}"]
+    def entry(name: str, at: str, column: str) -> list[str]:
+        return _complex_entry(name, at, column, memref)
 
     def store(name: str, at: str, column: str, re: str, im: str) -> list[str]:
         return [f"memref.store {re}, %out[%b, {at}, {column}] : {memref}",
