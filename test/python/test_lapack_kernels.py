@@ -310,6 +310,15 @@ def test_complex_householder_qr_and_q_match_numpy_which_calls_lapack(shape, chip
     _assert_qr(a, reflectors, tau, q)
 
 
+
+def test_complex_householder_qr_of_entries_near_the_largest_f32():
+    """1 / (alpha - beta), which scales a reflector's entries, is below f32's normal range there (it is formed
+    and applied in f64)."""
+    rng = np.random.default_rng(14)
+    a = ((rng.standard_normal((6, 4)) + 1j * rng.standard_normal((6, 4))) * 3e37).astype(np.complex64)
+    reflectors, tau, q = _run(_qr(a.shape, "complex<f32>"), a)
+    _assert_qr(a, reflectors, tau, q)
+
 def _trsm(a_shape, b_shape, side, uplo, trans, diag, element: str = "f32") -> str:
     config = ", ".join(f"{k} = {ord(v)} : ui8" for k, v in
                        (("diag", diag), ("side", side), ("trans_x", trans), ("uplo", uplo)))
@@ -483,30 +492,50 @@ def _unitary(n, seed):
 
 
 def _hermitian_case(name):
-    """Hermitian test matrices: repeated eigenvalues (which the embedding has four times, in pairs that need not
-    give independent vectors of h) on and off the diagonal, a real one, and random ones."""
+    """Hermitian test matrices: repeated eigenvalues on and off the diagonal, a complex tridiagonal one (no
+    entries below the subdiagonal: each reflector only makes one real), a real one, one with NaN (whose
+    eigenvalues do not converge), scaled ones whose squares overflow or underflow f32, and random ones."""
     rng = np.random.default_rng(44)
-    shape = {"batched-tail": (3, 21, 21)}.get(name, (12, 12))
+    shape = {"batched-tail": (3, 21, 21), "one": (1, 1), "two": (2, 2), "batched-70": (2, 70, 70),
+             "nan": (2, 6, 6)}.get(name, (12, 12))
     a = rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
     q = _unitary(12, 45)
     clusters = np.diag([1.0, 1.0, 1.0, -2.0, -2.0, 7.0, 7.0, 7.0, 7.0, 7.0, 9.0, 0.5])
+    random = a + np.conj(np.swapaxes(a, -1, -2))
+    if name == "nan":
+        random[1, 2, 3] = random[1, 3, 2] = np.nan
+    if name == "tridiagonal":
+        subdiagonal = np.diag(a[0, :11], -1)
+        return np.diag(a[1].real) + subdiagonal + np.conj(subdiagonal.T)
     return {"identity": np.eye(12), "repeated": np.diag([2.0, -1.0, 2.0, 5.0] * 3) * (1 + 0j),
             "clusters-rotated": q @ clusters @ np.conj(q.T), "zero": np.zeros((12, 12)),
-            "real": a.real + np.swapaxes(a.real, -1, -2)}.get(name, a + np.conj(np.swapaxes(a, -1, -2)))
+            "real": a.real + np.swapaxes(a.real, -1, -2), "huge": random * 1e37,
+            "tiny": random * 1e-30}.get(name, random)
 
 
-@pytest.mark.parametrize("mode", ["N", "V"])
-@pytest.mark.parametrize("name", ["random", "batched-tail", "identity", "repeated", "clusters-rotated", "zero",
-                                  "real"])
-def test_heevd_runs_the_real_kernel_on_the_embedding(name, mode):
-    """A Hermitian matrix's eigenvalues are those of the real [[re, -im], [im, re]], each twice; repeated
-    ones (four times there) must still come out once each, with orthonormal vectors."""
+_HERMITIAN_12 = ["random", "identity", "repeated", "clusters-rotated", "zero", "real", "tridiagonal", "huge", "tiny"]
+
+
+# The 12 x 12 cases in both modes (one program each); the other shapes with vectors only (the values-only
+# kernel's reduction is the same, and each shape is a compile).
+@pytest.mark.parametrize("name, mode", [(name, mode) for name in _HERMITIAN_12 + ["batched-tail"] for mode in "NV"]
+                         + [(name, "V") for name in ("one", "two", "batched-70")])
+def test_heevd_runs_the_hermitian_kernel(name, mode):
+    """A Hermitian matrix's eigenvalues and vectors through the complex reduction to real tridiagonal form and
+    QL; repeated eigenvalues still come with orthonormal vectors."""
     hermitian = _hermitian_case(name).astype(np.complex64)
     src = _heevd(hermitian.shape, mode)
     kernel = "_vectors_" if mode == "V" else "_"
-    assert f"@oxla_f32_symmetric_eigen{kernel}" in ir.to_text(compile(src, compile_to="input"))
+    assert f"@oxla_c64_hermitian_eigen{kernel}" in ir.to_text(compile(src, compile_to="input"))
     vectors, values, info = _run(src, hermitian)
     _assert_eigen(hermitian, values, vectors if mode == "V" else None, info)
+
+
+def test_heevd_counts_what_does_not_converge_and_finishes():
+    hermitian = _hermitian_case("nan").astype(np.complex64)
+    vectors, values, info = _run(_heevd(hermitian.shape, "V"), hermitian)
+    assert info[0] == 0 and info[1] > 0
+    _assert_eigen(hermitian[:1], values[:1], vectors[:1], info[:1])
 
 
 def _selection_module() -> str:

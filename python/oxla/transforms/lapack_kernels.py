@@ -285,6 +285,17 @@ def _complex_entry(name: str, at: str, column: str, memref: str) -> list[str]:
             f"%{name}i = memref.load %out[%b, {at}, %{name}q] : {memref}"]
 
 
+def _scaled_entry(name: str, at: str, column: str, memref: str, scale: tuple[str, str]) -> list[str]:
+    """Lines making complex entry (at, column) of matrix %b of %out (see _complex_entry) that times `scale`
+    (f64 parts), in f64."""
+    return [*_complex_entry(name, at, column, memref),
+            *(f"%{name}{part}64 = arith.extf %{name}{part} : f32 to f64" for part in "ri"),
+            *_complex_times(f"{name}s", (f"%{name}r64", f"%{name}i64"), scale, "f64"),
+            *(f"%{name}{part}32 = arith.truncf %{name}s{part} : f64 to f32" for part in "ri"),
+            f"memref.store %{name}r32, %out[%b, {at}, {column}] : {memref}",
+            f"memref.store %{name}i32, %out[%b, {at}, %{name}q] : {memref}"]
+
+
 def _cholesky_diagonal(k: int, j: str, info: str, memref: str, vector: str) -> list[str]:
     """Lines of a Cholesky kernel's row j (the k-th of its block): %info{k + 1}, `info` or j + 1 where the
     diagonal %d{k} is not positive (or NaN), its square root %r{k} (broadcast: %rv{k}), and %s{k}, the first
@@ -779,8 +790,8 @@ def qr_executable(symbol: str, batch: int, m: int, n: int, lanes: int) -> str:
 def _complex_larfg(p: str, alpha: tuple[str, str], tail: str) -> list[str]:
     """Lines of LAPACK's zlarfg on the complex `alpha` (f32 parts) and `tail` (the f64 sum of |x|^2 below it),
     in f64: %{p}taur, %{p}taui (tau = (beta - alpha) / beta; 0 where tail and alpha's imaginary part are 0:
-    no reflection), %{p}sr, %{p}si (1 / (alpha - beta), what the entries below alpha are multiplied by; 1
-    where there is no reflection) and %{p}madr, %{p}madi (beta = -sign(re alpha) |(alpha, x)|, or alpha)."""
+    no reflection), %{p}sr, %{p}si (1 / (alpha - beta) in f64, what the entries below alpha are multiplied by,
+    in f64 too: for an alpha near f32's largest it is below f32's normal range; 1 where there is no reflection) and %{p}madr, %{p}madi (beta = -sign(re alpha) |(alpha, x)|, or alpha)."""
     ar, ai = alpha
     return [
         f"%{p}ar = arith.extf {ar} : f32 to f64",
@@ -805,10 +816,11 @@ def _complex_larfg(p: str, alpha: tuple[str, str], tail: str) -> list[str]:
         f"%{p}rr = arith.divf %{p}dr, %{p}d2 : f64",
         f"%{p}ri0 = arith.divf %{p}ai, %{p}d2 : f64",
         f"%{p}ri = arith.negf %{p}ri0 : f64",
-        *(line for name, value, otherwise in (("taur", "tr", "zero"), ("taui", "ti", "zero"), ("sr", "rr", "unit"),
-                                              ("si", "ri", "zero"))
+        *(line for name, value in (("taur", "tr"), ("taui", "ti"))
           for line in (f"%{p}{name}32 = arith.truncf %{p}{value} : f64 to f32",
-                       f"%{p}{name} = arith.select %{p}none, %{otherwise}, %{p}{name}32 : f32")),
+                       f"%{p}{name} = arith.select %{p}none, %zero, %{p}{name}32 : f32")),
+        f"%{p}sr = arith.select %{p}none, %unit64, %{p}rr : f64",
+        f"%{p}si = arith.select %{p}none, %zero64, %{p}ri : f64",
         f"%{p}beta32 = arith.truncf %{p}beta0 : f64 to f32",
         f"%{p}madr = arith.select %{p}none, {ar}, %{p}beta32 : f32",
         f"%{p}madi = arith.select %{p}none, {ai}, %zero : f32",
@@ -821,7 +833,7 @@ def _complex_reflection(p: str, top: str, source: str, column: str, tau: tuple[s
     %half columns, rows up to %m), over its columns from `start` on (the first vector's columns left of it
     kept): v's entry at `top` is 1, below it column `column` of %{source}. %w (of type `scratch`, 2 %half
     long) holds v^H times the rows first."""
-    w_access = (f"vector.load %w[{{c}}] : {scratch}, {vector}", f"vector.store {{v}}, %w[{{c}}] : {scratch}, {vector}")
+    w_access = _scratch_access(scratch, vector)
 
     def row(at: str) -> tuple[str, str]:
         return _row_access(memref, "out", at, vector)
@@ -890,11 +902,7 @@ def complex_qr_executable(symbol: str, batch: int, m: int, n: int, lanes: int) -
         "%tail = arith.addf %retail, %imtail : f64",
         *_complex_larfg("h", ("%alr", "%ali"), "%tail"),
         "scf.for %i = %j1 to %m step %c1 {",
-        f"%xr = memref.load %out[%b, %i, %j] : {memref}",
-        f"%xi = memref.load %out[%b, %i, %jq] : {memref}",
-        *_complex_times("y", ("%xr", "%xi"), ("%hsr", "%hsi")),
-        f"memref.store %yr, %out[%b, %i, %j] : {memref}",
-        f"memref.store %yi, %out[%b, %i, %jq] : {memref}",
+        *_scaled_entry("x", "%i", "%j", memref, ("%hsr", "%hsi")),
         "}",
         f"memref.store %htaur, %taus[%b, %j, %c0] : {taus}",
         f"memref.store %htaui, %taus[%b, %j, %c1] : {taus}",
@@ -1466,6 +1474,164 @@ def symmetric_eigen_executable(symbol: str, batch: int, n: int, lanes: int, vect
     ])
 
 
+def _hermitian_tridiagonal(memref: str, vector: str, diag: str, taus: str, scratch: str) -> list[str]:
+    """Lines reducing complex Hermitian matrix %b of %out (rows of [re | im] halves of %half columns, the
+    whole matrix held) to real tridiagonal form T = Q^H A Q, as LAPACK's chetd2 for a lower triangle orders
+    the work: for each column j, zlarfg's reflector H = I - tau v v^H of its entries below the diagonal
+    (the conjugates of row j's right of it; beta real), x = tau A v over the rows after j (conj(x) into %w,
+    a row of type `scratch`), w = x - tau/2 (x^H v) v, and those rows less v w^H + w v^H. The diagonal's
+    real parts go to %d, the betas to %e (f64 memrefs of type `diag`, e's last entry 0); row j keeps conj(v),
+    and %taus (of type `taus`) tau's parts."""
+    u_row, w_row = _row_access(memref, "out", "%j", vector), _scratch_access(scratch, vector)
+
+    def products(rows: list[str]) -> list[str]:  # conj(x_i) = conj(tau (A v)_i) into %w, (A v)_i = conj(u) . row i
+        lines = _complex_dots("mv", u_row[0], [_row_access(memref, "out", r, vector)[0] for r in rows], "%half",
+                              vector, "%s")
+        for u, r in enumerate(rows):
+            lines += [*_complex_times(f"x{u}_", ("%htaur", "%htaui"), (f"%mvre{u}", f"%mvim{u}")),
+                      f"%x{u}_c = arith.negf %x{u}_i : f32",
+                      f"%x{u}_q = arith.addi {r}, %half : index",
+                      f"memref.store %x{u}_r, %w[{r}] : {scratch}",
+                      f"memref.store %x{u}_c, %w[%x{u}_q] : {scratch}"]
+        return lines
+
+    return [
+        "scf.for %j = %c0 to %last step %c1 {",
+        "%j1 = arith.addi %j, %c1 : index",
+        "%j2 = arith.addi %j, %c2 : index",
+        "%j1q = arith.addi %j1, %half : index",
+        f"%dj = memref.load %out[%b, %j, %j] : {memref}",
+        "%dj64 = arith.extf %dj : f32 to f64",
+        f"memref.store %dj64, %d[%b, %j] : {diag}",
+        *_complex_entry("al", "%j", "%j1", memref),
+        "%alc = arith.negf %ali : f32",  # alpha = A[j + 1, j] = conj(A[j, j + 1])
+        "%tail = scf.for %q = %j2 to %n step %c1 iter_args(%sum = %zero64) -> (f64) {",
+        *_complex_entry("t", "%j", "%q", memref),
+        "%tr64 = arith.extf %tr : f32 to f64",
+        "%ti64 = arith.extf %ti : f32 to f64",
+        "%sum1 = math.fma %tr64, %tr64, %sum : f64",
+        "%sum2 = math.fma %ti64, %ti64, %sum1 : f64",
+        "scf.yield %sum2 : f64",
+        "}",
+        *_complex_larfg("h", ("%alr", "%alc"), "%tail"),
+        # Row j becomes conj(v): zeros up to column j, 1 at j + 1, after it its entries times conj(1 / (alpha - beta)).
+        "%hsc = arith.negf %hsi : f64",
+        "scf.for %c = %c0 to %j1 step %c1 {",
+        "%cq = arith.addi %c, %half : index",
+        f"memref.store %zero, %out[%b, %j, %c] : {memref}",
+        f"memref.store %zero, %out[%b, %j, %cq] : {memref}",
+        "}",
+        f"memref.store %unit, %out[%b, %j, %j1] : {memref}",
+        f"memref.store %zero, %out[%b, %j, %j1q] : {memref}",
+        "scf.for %c = %j2 to %n step %c1 {",
+        *_scaled_entry("y", "%j", "%c", memref, ("%hsr", "%hsc")),
+        "}",
+        "%made64 = arith.extf %hmadr : f32 to f64",
+        f"memref.store %made64, %e[%b, %j] : {diag}",
+        f"memref.store %htaur, %taus[%j, %c0] : {taus}",
+        f"memref.store %htaui, %taus[%j, %c1] : {taus}",
+        "%reflect_r = arith.cmpf une, %htaur, %zero : f32",
+        "%reflect_i = arith.cmpf une, %htaui, %zero : f32",
+        "%reflect = arith.ori %reflect_r, %reflect_i : i1",
+        "scf.if %reflect {",
+        *_vector_start("s", "%j1"),
+        "scf.for %c = %c0 to %width step %lanes {",
+        f"vector.store %zeros, %w[%c] : {scratch}, {vector}",
+        "}",
+        *_in_groups("p", "%j1", "%n", products),
+        # alpha = -tau/2 (x^H v) = -tau/2 (conj(u) . conj(x)); conj(w) = conj(x) + conj(alpha) u.
+        *_complex_dots("xv", u_row[0], [w_row[0]], "%half", vector, "%s"),
+        *_complex_times("k", ("%htaur", "%htaui"), ("%xvre0", "%xvim0")),
+        "%hkr = arith.mulf %kr, %half_negated : f32",
+        "%hki = arith.mulf %ki, %half_negated : f32",
+        "%nhkr = arith.negf %hkr : f32",
+        *_less_complex_multiple("cw", "%nhkr", "%hki", u_row, w_row, "%half", vector, "%s"),
+        # Each row i after j less v_i conj(w) + w_i conj(v): v_i = conj(u_i), w_i = conj(%w's entry i).
+        "scf.for %i = %j1 to %n step %c1 {",
+        *_complex_entry("ui", "%j", "%i", memref),
+        "%uic = arith.negf %uii : f32",
+        f"%wir = memref.load %w[%i] : {scratch}",
+        f"%wii0 = memref.load %w[%uiq] : {scratch}",
+        "%wii = arith.negf %wii0 : f32",
+        *_less_complex_multiples("up", [("%uir", "%uic", w_row[0]), ("%wir", "%wii", u_row[0])],
+                                 _row_access(memref, "out", "%i", vector), "%half", vector, "%s"),
+        "}",
+        "}",
+        "}",
+        f"%d_last = memref.load %out[%b, %last, %last] : {memref}",
+        "%d_last64 = arith.extf %d_last : f32 to f64",
+        f"memref.store %d_last64, %d[%b, %last] : {diag}",
+        f"memref.store %zero64, %e[%b, %last] : {diag}",
+    ]
+
+
+def _hermitian_reflectors_adjoint(memref: str, vector: str, taus: str) -> list[str]:
+    """Lines turning the identity in %vecs into Q^H = H_{n-2}^H ... H_0^H, Q the product of the complex
+    reduction's reflectors (%out's rows hold conj(v)): from the right, H_{n-2}^H first, each row r less
+    conj(tau) (r . v) conj(v); rows and columns before a reflector's first entry are still the identity's
+    then, so it only touches those after it (as _reflectors_transposed)."""
+    u_row = _row_access(memref, "out", "%j", vector)
+
+    def reflected(rows: list[str]) -> list[str]:
+        targets = [_row_access(memref, "vecs", r, vector) for r in rows]
+        lines = _complex_dots("qd", u_row[0], [t[0] for t in targets], "%half", vector, "%s")
+        for u, target in enumerate(targets):
+            lines += [*_complex_times(f"f{u}_", ("%taur", "%ctaui"), (f"%qdre{u}", f"%qdim{u}")),
+                      *_less_complex_multiple(f"q{u}_", f"%f{u}_r", f"%f{u}_i", u_row, target, "%half", vector,
+                                              "%s")]
+        return lines
+
+    return [
+        "scf.for %i = %c0 to %n step %c1 {",
+        "scf.for %c = %c0 to %width step %lanes {",
+        f"vector.store %zeros, %vecs[%b, %i, %c] : {memref}, {vector}",
+        "}",
+        f"memref.store %unit, %vecs[%b, %i, %i] : {memref}",
+        "}",
+        "scf.for %t = %c0 to %last step %c1 {",
+        "%jr = arith.subi %last, %t : index",
+        "%j = arith.subi %jr, %c1 : index",
+        f"%taur = memref.load %taus[%j, %c0] : {taus}",
+        f"%taui = memref.load %taus[%j, %c1] : {taus}",
+        "%reflect_r = arith.cmpf une, %taur, %zero : f32",
+        "%reflect_i = arith.cmpf une, %taui, %zero : f32",
+        "%reflect = arith.ori %reflect_r, %reflect_i : i1",
+        "scf.if %reflect {",
+        "%ctaui = arith.negf %taui : f32",
+        *_vector_start("s", "%jr"),
+        *_in_groups("r", "%jr", "%n", reflected),
+        "}",
+        "}",
+    ]
+
+
+def hermitian_eigen_executable(symbol: str, batch: int, n: int, lanes: int, vectors: bool) -> str:
+    """symmetric_eigen_executable for `batch` complex<f32> Hermitian matrices [n, n] held as f32 rows of
+    [re | im] halves, each zero padded to w columns: the reduction to real tridiagonal form by complex
+    reflectors (chetd2's), then the same implicit QL in f64; where `vectors`, the QL rotations turn the rows
+    of Q^H, which become the eigenvectors' conjugates [batch, n, 2 w]."""
+    half = _padded(n, lanes)
+    memref, vector = f"memref<{batch}x{n}x{2 * half}xf32>", f"vector<{lanes}xf32>"
+    diag, info = f"memref<{batch}x{n}xf64>", f"memref<{batch}xi32>"
+    taus, scratch = f"memref<{n}x2xf32>", f"memref<{2 * half}xf32>"
+    bindings = [("in", memref), ("out", memref), ("d", diag), ("e", diag), ("info", info)]
+    layout = _Layout(memref, lanes) if vectors else None
+    return "\n".join([
+        *executable_header(symbol, batch, bindings + ([("vecs", memref)] if vectors else [])),
+        *_constants(lanes, n=n, last=n - 1, half=half, width=2 * half, steps_allowed=QL_STEPS),
+        *_ql_constants(vector),
+        "%half_negated = arith.constant -0.5 : f32",
+        f"%w = memref.alloca() alignment = 64 : {scratch}",
+        f"%taus = memref.alloca() alignment = 64 : {taus}",
+        *_copy("%n", "%width", memref, vector),
+        *_hermitian_tridiagonal(memref, vector, diag, taus, scratch),
+        *(_hermitian_reflectors_adjoint(memref, vector, taus) if vectors else []),
+        *_implicit_ql(diag, info, layout),
+        *_sorted(diag, layout, descending=False),
+        *FOOTER,
+    ])
+
+
 def _bidiagonal(layout: _Layout, diag: str, scratch: str) -> list[str]:
     """Lines reducing matrix %b of %out ([m, n], m >= n) to upper bidiagonal form B by Householder reflectors
     from both sides, as LAPACK's gebd2 orders the work: for each column j, the reflector of the column from
@@ -1728,7 +1894,7 @@ def _complex_times(p: str, a: tuple[str, str], b: tuple[str, str], kind: str = "
     """Lines defining %{p}r and %{p}i, the parts of a b (each given by its parts, of `kind`: f32 or a vector
     of them)."""
     (ar, ai), (br, bi) = a, b
-    fma = "math.fma" if kind == "f32" else "vector.fma"
+    fma = "vector.fma" if kind.startswith("vector") else "math.fma"
     return [f"%{p}1 = arith.mulf {ar}, {br} : {kind}",
             f"%{p}2 = arith.mulf {ai}, {bi} : {kind}",
             f"%{p}r = arith.subf %{p}1, %{p}2 : {kind}",
@@ -1750,27 +1916,31 @@ def _complex_reciprocal(p: str, re: str, im: str) -> list[str]:
             f"%{p}i = arith.negf %{p}in : f32"]
 
 
-def _complex_dot(p: str, k: str, x: str, half: str, vector: str) -> list[str]:
-    """Lines defining %{p}re and %{p}im, the parts of the complex inner product conj(k) . x of two rows held as
-    real [p | q] halves of `half` columns (`k` and `x`: loads, formatted with the column c=...)."""
-    return [
-        f"%{p}sums:2 = scf.for %{p}c = %c0 to {half} step %lanes iter_args(%{p}r = %zeros, %{p}i = %zeros) "
-        f"-> ({vector}, {vector}) {{",
-        f"%{p}cq = arith.addi %{p}c, {half} : index",
-        f"%{p}kp = {k.format(c=f'%{p}c')}",
-        f"%{p}kq = {k.format(c=f'%{p}cq')}",
-        f"%{p}xp = {x.format(c=f'%{p}c')}",
-        f"%{p}xq = {x.format(c=f'%{p}cq')}",
-        f"%{p}r1 = vector.fma %{p}kp, %{p}xp, %{p}r : {vector}",
-        f"%{p}r2 = vector.fma %{p}kq, %{p}xq, %{p}r1 : {vector}",
-        f"%{p}i1 = vector.fma %{p}kp, %{p}xq, %{p}i : {vector}",
-        f"%{p}kqxp = arith.mulf %{p}kq, %{p}xp : {vector}",
-        f"%{p}i2 = arith.subf %{p}i1, %{p}kqxp : {vector}",
-        f"scf.yield %{p}r2, %{p}i2 : {vector}, {vector}",
-        "}",
-        f"%{p}re = vector.reduction <add>, %{p}sums#0 : {vector} into f32",
-        f"%{p}im = vector.reduction <add>, %{p}sums#1 : {vector} into f32",
-    ]
+def _complex_dots(p: str, k: str, xs: list[str], half: str, vector: str, start: str = "%c0") -> list[str]:
+    """Lines defining %{p}re{u} and %{p}im{u}, the parts of the complex inner product conj(k) . x_u of rows held
+    as real [p | q] halves of `half` columns (`k` and each of `xs`: loads, formatted with the column c=...),
+    for all of `xs` in one pass over the columns from `start` on (a whole vector's first)."""
+    group = range(len(xs))
+    types = ", ".join([vector] * (2 * len(xs)))
+    carried = ", ".join(f"%{p}r{u} = %zeros, %{p}i{u} = %zeros" for u in group)
+    lines = [f"%{p}sums:{2 * len(xs)} = scf.for %{p}c = {start} to {half} step %lanes iter_args({carried}) "
+             f"-> ({types}) {{",
+             f"%{p}cq = arith.addi %{p}c, {half} : index",
+             f"%{p}kp = {k.format(c=f'%{p}c')}",
+             f"%{p}kq = {k.format(c=f'%{p}cq')}"]
+    for u, x in enumerate(xs):
+        lines += [f"%{p}xp{u} = {x.format(c=f'%{p}c')}",
+                  f"%{p}xq{u} = {x.format(c=f'%{p}cq')}",
+                  f"%{p}r{u}a = vector.fma %{p}kp, %{p}xp{u}, %{p}r{u} : {vector}",
+                  f"%{p}r{u}b = vector.fma %{p}kq, %{p}xq{u}, %{p}r{u}a : {vector}",
+                  f"%{p}i{u}a = vector.fma %{p}kp, %{p}xq{u}, %{p}i{u} : {vector}",
+                  f"%{p}kqxp{u} = arith.mulf %{p}kq, %{p}xp{u} : {vector}",
+                  f"%{p}i{u}b = arith.subf %{p}i{u}a, %{p}kqxp{u} : {vector}"]
+    lines += [f"scf.yield {', '.join(f'%{p}r{u}b, %{p}i{u}b' for u in group)} : {types}", "}"]
+    for u in group:
+        lines += [f"%{p}re{u} = vector.reduction <add>, %{p}sums#{2 * u} : {vector} into f32",
+                  f"%{p}im{u} = vector.reduction <add>, %{p}sums#{2 * u + 1} : {vector} into f32"]
+    return lines
 
 
 def _less_complex_multiple(p: str, re: str, im: str, k: tuple[str, str], x: tuple[str, str], half: str,
@@ -1831,6 +2001,11 @@ def _row_access(memref: str, name: str, row: str, vector: str) -> tuple[str, str
     takes them."""
     return (f"vector.load %{name}[%b, {row}, {{c}}] : {memref}, {vector}",
             f"vector.store {{v}}, %{name}[%b, {row}, {{c}}] : {memref}, {vector}")
+
+
+def _scratch_access(scratch: str, vector: str) -> tuple[str, str]:
+    """_row_access of the kernel's scratch row %w (of type `scratch`)."""
+    return f"vector.load %w[{{c}}] : {scratch}, {vector}", f"vector.store {{v}}, %w[{{c}}] : {scratch}, {vector}"
 
 
 def _copy_row(source: tuple[str, str], target: tuple[str, str], width: str, vector: str, p: str) -> list[str]:
@@ -1909,9 +2084,9 @@ def selection_executable(symbol: str, batch: int, r: int, count: int, half: int,
         # Orthogonal to the rows before it, twice over; the companion row less the same multiples of theirs.
         "scf.for %twice = %c0 to %c2 step %c1 {",
         "scf.for %j = %c0 to %s step %c1 {",
-        *_complex_dot("g", row("kept", "%j")[0], row("kept", "%s")[0], "%half", vector),
+        *_complex_dots("g", row("kept", "%j")[0], [row("kept", "%s")[0]], "%half", vector),
         *(line for name, h, _ in made
-          for line in _less_complex_multiple(f"u{name}", "%gre", "%gim", row(name, "%j"), row(name, "%s"), h, vector)),
+          for line in _less_complex_multiple(f"u{name}", "%gre0", "%gim0", row(name, "%j"), row(name, "%s"), h, vector)),
         "}",
         "}",
         *_sum_of_squares("n", row("kept", "%s")[0], "%width", vector),
@@ -1922,8 +2097,8 @@ def selection_executable(symbol: str, batch: int, r: int, count: int, half: int,
             f"%y = arith.mulf %x, %scalev : {vector}", row(name, "%s")[1].format(c="%c", v="%y"), "}"]),
         # Each candidate less its part along the new row.
         "scf.for %i = %c0 to %r step %c1 {",
-        *_complex_dot("l", row("kept", "%s")[0], row("left", "%i")[0], "%half", vector),
-        *_less_complex_multiple("m", "%lre", "%lim", row("kept", "%s"), row("left", "%i"), "%half", vector),
+        *_complex_dots("l", row("kept", "%s")[0], [row("left", "%i")[0]], "%half", vector),
+        *_less_complex_multiple("m", "%lre0", "%lim0", row("kept", "%s"), row("left", "%i"), "%half", vector),
         "}",
         "}",
         *FOOTER,
@@ -2201,18 +2376,19 @@ class _Kernels(KernelCalls):
         return build.reshape(results[1], dims[:-1]), rows, build.reshape(results[3], dims[:-2])
 
     def hermitian_eigen(self, h, vectors: bool):
-        """lapack.syevd's eigen for a complex<f32> Hermitian h [..., n, n]: the eigen kernel's on the real
-        symmetric [[re h, -im h], [im h, re h]], which has each of h's eigenvalues twice (x + iy an
-        eigenvector of h, [x; y] and [-y; x] are its), ascending, every other one. Each of its eigenvectors
-        [p; q] gives one of h's, p + iq; every other one of those where they are near orthonormal (made so),
-        else n orthonormal ones chosen from all of them (orthonormal_rows: where an eigenvalue of h repeats,
-        the pairs of its 2k need not give k independent ones)."""
-        values, rows, info = self.eigen(_real_embedding(h), vectors)  # ascending
-        if not vectors:
-            return _every_other(values), None, info
-        first = _complex_rows(_every_other(rows, -2))
-        (kept,) = lapack.orthonormalized([first], lambda: self.orthonormal_rows(rows, build.shape(first)[-2]))
-        return _every_other(values), build.conjugate(kept), info
+        """lapack.syevd's eigen for a complex<f32> Hermitian h [..., n, n] through the Hermitian eigen kernel:
+        values ascending, the eigenvectors' conjugates as rows or None, info."""
+        dims = build.shape(h)
+        rank, n = len(dims), dims[-1]
+        batch, half = math.prod(dims[:-2]), _padded(n, self.lanes)
+        x = self._halves_padded(build.concatenate(list(build.complex_parts(h)), rank - 1), [batch, n], half)
+        symbol = f"oxla_c64_hermitian_eigen{'_vectors' if vectors else ''}_{batch}x{n}"
+        f64, i32 = ir.F64Type.get(), ir.IntegerType.get_signless(32)
+        results = self.call(symbol, lambda: hermitian_eigen_executable(symbol, batch, n, self.lanes, vectors), [x],
+                             [x.type, build.tensor([batch, n], f64), build.tensor([batch, n], f64),
+                              build.tensor([batch], i32), *([x.type] if vectors else [])])
+        rows = _complex_from_halves(results[4], n, dims[:-2] + [n]) if vectors else None
+        return build.reshape(results[1], dims[:-1]), rows, build.reshape(results[3], dims[:-2])
 
     def singular_values(self, op) -> list:
         """lapack.gesdd's results in mode 'N' through the singular values kernel: of a complex<f32> a, those of
@@ -2466,8 +2642,8 @@ def _kernel_root(op) -> bool:
     if name in ("potrf", "getrf", "trsm", "geqrf", "ungqr") and _kernel_matrix(op.operands[0], "complex<f32>"):
         matrices = op.operands[:1] if name == "ungqr" else op.operands  # the complex kernels; ungqr's tau a vector
         return lapack.fits(op, lapack.ROUTINES[name]) and all(_kernel_matrix(v, "complex<f32>") for v in matrices)
-    if name == "heevd":  # through a real matrix twice the size
-        return lapack.fits(op, lapack.ROUTINES[name]) and _kernel_matrix(op.operands[0], "complex<f32>", MAX_ROWS // 2)
+    if name == "heevd":
+        return lapack.fits(op, lapack.ROUTINES[name]) and _kernel_matrix(op.operands[0], "complex<f32>")
     if name == "gesdd" and _kernel_matrix(op.operands[0], "complex<f32>", MAX_ROWS // 2):  # the same
         return lapack.fits(op, lapack.ROUTINES[name])
     return (name in _ROUTINES and lapack.fits(op, lapack.ROUTINES[name])
