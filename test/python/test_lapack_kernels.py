@@ -638,18 +638,21 @@ def test_gesdd_values_count_nans_in_info():
     _assert_singular_values(a[0], values[0], info[0])
 
 
-@pytest.mark.parametrize("name", ["tall", "wide", "batched-tail", "rank-two", "unitary", "real", "one"])
-def test_complex_gesdd_values_run_the_real_kernel_on_the_embedding(name):
-    """A complex matrix's singular values are those of the real [[re, -im], [im, re]], each twice; equal
-    ones (all of a unitary matrix's: 2k equal values in the embedding) must still come out once each."""
+@pytest.mark.parametrize("name", ["tall", "wide", "batched-tail", "rank-two", "unitary", "real", "one", "zero",
+                                  "bidiagonal", "huge", "tiny"])
+def test_complex_gesdd_values_run_the_complex_kernel(name):
+    """A complex matrix's singular values through the complex reduction to real bidiagonal form: equal ones
+    (all of a unitary matrix's), zero ones, a complex bidiagonal matrix (each reflector only makes an entry
+    real), and entries whose squares overflow or underflow f32."""
     rng = np.random.default_rng(47)
     shape = {"wide": (9, 23), "batched-tail": (2, 21, 13), "one": (1, 1)}.get(name, (20, 12))
     a = rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
     a = {"rank-two": lambda: a[:, :2] @ a[:2, :], "unitary": lambda: np.linalg.qr(a[:12])[0],
-         "real": lambda: a.real}.get(name, lambda: a)()
+         "real": lambda: a.real, "zero": lambda: 0 * a, "bidiagonal": lambda: np.triu(np.tril(a, 1)),
+         "huge": lambda: a * 1e37, "tiny": lambda: a * 1e-30}.get(name, lambda: a)()
     a = a.astype(np.complex64)
     src = _gesdd(a.shape, "N", "complex<f32>")
-    assert "@oxla_f32_singular_values_" in ir.to_text(compile(src, compile_to="input"))
+    assert "@oxla_c64_singular_values_" in ir.to_text(compile(src, compile_to="input"))
     operand, values, u, vt, info = _run(src, a)
     np.testing.assert_array_equal(operand, a)
     assert not u.any() and not vt.any()

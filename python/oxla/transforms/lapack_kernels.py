@@ -71,21 +71,16 @@ values of f32[256,64] 16.1 -> 0.28 ms (XLA 0.33; 0.25 since).
   256 4.35 (4.04), 512 27.1 (20.7), 1024 222 (137); at 512 the rotations
   take about half of it, bound by memory (each QL step passes over the
   rows it turns), the reduction a fifth.
-- Eigenproblems of complex<f32> Hermitian matrices (heevd): the eigenvalues
-  of the real symmetric [[re h, -im h], [im h, re h]] by the kernel above,
-  where each comes twice, every other one of them in order; jnp.linalg.eigvalsh
-  of c64[64,64] 21.4 -> 0.35 ms (XLA 0.38). Each of its eigenvectors [p; q]
-  gives one of h's, p + iq, and every other one of those is h's where no
-  eigenvalue repeats: within sqrt(eps) of orthonormal, which one
-  Newton-Schulz step makes exact. Where they are not (an eigenvalue of h
-  repeats k times: its 2k vectors there need not pair up), Gram-Schmidt
-  with pivoting over all 2n picks n that are (the selection kernel, run
-  only then; as StableHLO loops, a host-loop trip a vector, IREE's
-  dispatch creation at O3 miscompiled them once the ops' order changed).
-  jnp.linalg.eigh of c64[64,64] 20.7 -> 0.66 ms (XLA 0.37), with four
-  eigenvalues 16 times each 5.6 -> 1.4 ms (the selection loops against its
-  kernel; XLA 0.4-0.7). h of more than MAX_ROWS / 2 rows keeps the Jacobi
-  loops.
+- Eigenproblems of complex<f32> Hermitian matrices (heevd) the same way on
+  rows held as [re | im] halves: the reduction to real tridiagonal form by
+  complex reflectors (chetd2's: zlarfg's, each making the subdiagonal entry
+  real, applied from both sides as A - v w^H - w v^H), the same QL, its
+  rotations turning the rows of Q^H into the eigenvectors' conjugates.
+  jnp.linalg.eigh of c64[64,64] 1.08 -> 0.27 ms (XLA 0.51-0.76), eigvalsh
+  0.44 -> 0.17 ms (XLA 0.48-0.49), where the f32 kernel ran on the real
+  [[re h, -im h], [im h, re h]] (twice the side: twice the reduction's
+  flops, four times the rotations, and a selection of n eigenvectors from
+  its 2n where an eigenvalue repeats).
 - Singular values without vectors (gesdd in mode 'N'; a wide matrix
   transposed first): the reduction to upper bidiagonal form B by
   reflectors from both sides in f32 (gebd2's order: each column's as the
@@ -94,14 +89,16 @@ values of f32[256,64] 16.1 -> 0.28 ms (XLA 0.33; 0.25 since).
   are the singular values (sorted descending at the end). Forming B^T B
   squares the condition number, but in f64 the error it adds to a singular
   value s is about 1e-16 |B|^2 / s, far below the reduction's f32 rounding
-  for any s above 1e-8 |B|. Those of complex<f32> matrices (of at most
-  MAX_ROWS / 2 rows and columns) are those of the real
-  [[re a, -im a], [im a, re a]], each twice, every other one of them:
-  jnp.linalg.svd(compute_uv=False) of c64[128,64] 79.0 -> 0.69 ms (XLA
-  0.42); over random c64 matrices (sizes 1-69, scales 1e-3 to 1e3, rank
-  deficient, repeated columns) within 1.1e-6 of the largest value of
-  LAPACK's f64 values, XLA's (cgesdd) within 4.8e-7, the f64 loops before
-  within 1.2e-7.
+  for any s above 1e-8 |B|. Those of complex<f32> matrices the same way on
+  rows held as [re | im] halves, the reduction by complex reflectors
+  (zgebd2's: each column's applied as H^H from the left, each row's from
+  the right, both making their entry of B real):
+  jnp.linalg.svd(compute_uv=False) of c64[128,64] 0.86 -> 0.34 ms (XLA
+  0.50), where the f32 kernel ran on the real [[re a, -im a], [im a, re a]]
+  (79.0 ms before either, as Jacobi loops); over random c64 matrices (sizes
+  1-69, scales 1e-3 to 1e3, rank deficient, repeated columns) within
+  1.6e-7 of the largest value of LAPACK's f64 values, XLA's (cgesdd) within
+  6.1e-7, the embedding's within 1.1e-6.
 - Singular values and vectors (gesdd in modes 'S' and 'A': jnp.linalg.svd,
   pinv, lstsq): lapack.gesdd's one-sided Jacobi (Hestenes) on the rows of
   a^H (of a where it is wide) in f64, its sweeps one dispatch: every pair of
@@ -1474,6 +1471,47 @@ def symmetric_eigen_executable(symbol: str, batch: int, n: int, lanes: int, vect
     ])
 
 
+def _complex_row_reflector(p: str, memref: str) -> list[str]:
+    """Lines making zlarfg's reflector (see _complex_larfg, prefixed `p`) of the conjugates of row %j of matrix
+    %b of %out right of the diagonal (a Hermitian matrix's column j below it; what makes a row real from
+    the right), with row j becoming conj(v): zeros up to column j, 1 at j + 1, after it its entries times
+    conj(1 / (alpha - beta)) (%j1, %j2: j + 1, j + 2; rows of [re | im] halves of %half columns up to %n)."""
+    return [
+        *_complex_entry(f"{p}al", "%j", "%j1", memref),
+        f"%{p}alc = arith.negf %{p}ali : f32",
+        f"%{p}tail = scf.for %{p}q = %j2 to %n step %c1 iter_args(%{p}sum = %zero64) -> (f64) {{",
+        *_complex_entry(f"{p}t", "%j", f"%{p}q", memref),
+        *(f"%{p}t{part}64 = arith.extf %{p}t{part} : f32 to f64" for part in "ri"),
+        f"%{p}sum1 = math.fma %{p}tr64, %{p}tr64, %{p}sum : f64",
+        f"%{p}sum2 = math.fma %{p}ti64, %{p}ti64, %{p}sum1 : f64",
+        f"scf.yield %{p}sum2 : f64",
+        "}",
+        *_complex_larfg(p, (f"%{p}alr", f"%{p}alc"), f"%{p}tail"),
+        f"%{p}sc = arith.negf %{p}si : f64",
+        f"scf.for %{p}c = %c0 to %j1 step %c1 {{",
+        f"%{p}cq = arith.addi %{p}c, %half : index",
+        f"memref.store %zero, %out[%b, %j, %{p}c] : {memref}",
+        f"memref.store %zero, %out[%b, %j, %{p}cq] : {memref}",
+        "}",
+        f"memref.store %unit, %out[%b, %j, %j1] : {memref}",
+        f"memref.store %zero, %out[%b, %j, %{p}alq] : {memref}",
+        f"scf.for %{p}c = %j2 to %n step %c1 {{",
+        *_scaled_entry(f"{p}y", "%j", f"%{p}c", memref, (f"%{p}sr", f"%{p}sc")),
+        "}",
+    ]
+
+
+def _complex_reflected_rows(rows: list[tuple[str, str]], tau: tuple[str, str], memref: str, vector: str) -> list[str]:
+    """Lines taking tau (r . v) conj(v) from each of `rows` r (_row_access pairs), conj(v) row %j of %out, over
+    the columns from %s on (v is zero left of it): the rows times I - tau v v^H from the right."""
+    u_row = _row_access(memref, "out", "%j", vector)
+    lines = _complex_dots("rd", u_row[0], [load for load, _ in rows], "%half", vector, "%s")
+    for u, row in enumerate(rows):
+        lines += [*_complex_times(f"rf{u}_", tau, (f"%rdre{u}", f"%rdim{u}")),
+                  *_less_complex_multiple(f"rl{u}_", f"%rf{u}_r", f"%rf{u}_i", u_row, row, "%half", vector, "%s")]
+    return lines
+
+
 def _hermitian_tridiagonal(memref: str, vector: str, diag: str, taus: str, scratch: str) -> list[str]:
     """Lines reducing complex Hermitian matrix %b of %out (rows of [re | im] halves of %half columns, the
     whole matrix held) to real tridiagonal form T = Q^H A Q, as LAPACK's chetd2 for a lower triangle orders
@@ -1499,33 +1537,10 @@ def _hermitian_tridiagonal(memref: str, vector: str, diag: str, taus: str, scrat
         "scf.for %j = %c0 to %last step %c1 {",
         "%j1 = arith.addi %j, %c1 : index",
         "%j2 = arith.addi %j, %c2 : index",
-        "%j1q = arith.addi %j1, %half : index",
         f"%dj = memref.load %out[%b, %j, %j] : {memref}",
         "%dj64 = arith.extf %dj : f32 to f64",
         f"memref.store %dj64, %d[%b, %j] : {diag}",
-        *_complex_entry("al", "%j", "%j1", memref),
-        "%alc = arith.negf %ali : f32",  # alpha = A[j + 1, j] = conj(A[j, j + 1])
-        "%tail = scf.for %q = %j2 to %n step %c1 iter_args(%sum = %zero64) -> (f64) {",
-        *_complex_entry("t", "%j", "%q", memref),
-        "%tr64 = arith.extf %tr : f32 to f64",
-        "%ti64 = arith.extf %ti : f32 to f64",
-        "%sum1 = math.fma %tr64, %tr64, %sum : f64",
-        "%sum2 = math.fma %ti64, %ti64, %sum1 : f64",
-        "scf.yield %sum2 : f64",
-        "}",
-        *_complex_larfg("h", ("%alr", "%alc"), "%tail"),
-        # Row j becomes conj(v): zeros up to column j, 1 at j + 1, after it its entries times conj(1 / (alpha - beta)).
-        "%hsc = arith.negf %hsi : f64",
-        "scf.for %c = %c0 to %j1 step %c1 {",
-        "%cq = arith.addi %c, %half : index",
-        f"memref.store %zero, %out[%b, %j, %c] : {memref}",
-        f"memref.store %zero, %out[%b, %j, %cq] : {memref}",
-        "}",
-        f"memref.store %unit, %out[%b, %j, %j1] : {memref}",
-        f"memref.store %zero, %out[%b, %j, %j1q] : {memref}",
-        "scf.for %c = %j2 to %n step %c1 {",
-        *_scaled_entry("y", "%j", "%c", memref, ("%hsr", "%hsc")),
-        "}",
+        *_complex_row_reflector("h", memref),
         "%made64 = arith.extf %hmadr : f32 to f64",
         f"memref.store %made64, %e[%b, %j] : {diag}",
         f"memref.store %htaur, %taus[%j, %c0] : {taus}",
@@ -1570,16 +1585,10 @@ def _hermitian_reflectors_adjoint(memref: str, vector: str, taus: str) -> list[s
     reduction's reflectors (%out's rows hold conj(v)): from the right, H_{n-2}^H first, each row r less
     conj(tau) (r . v) conj(v); rows and columns before a reflector's first entry are still the identity's
     then, so it only touches those after it (as _reflectors_transposed)."""
-    u_row = _row_access(memref, "out", "%j", vector)
 
     def reflected(rows: list[str]) -> list[str]:
-        targets = [_row_access(memref, "vecs", r, vector) for r in rows]
-        lines = _complex_dots("qd", u_row[0], [t[0] for t in targets], "%half", vector, "%s")
-        for u, target in enumerate(targets):
-            lines += [*_complex_times(f"f{u}_", ("%taur", "%ctaui"), (f"%qdre{u}", f"%qdim{u}")),
-                      *_less_complex_multiple(f"q{u}_", f"%f{u}_r", f"%f{u}_i", u_row, target, "%half", vector,
-                                              "%s")]
-        return lines
+        return _complex_reflected_rows([_row_access(memref, "vecs", r, vector) for r in rows], ("%taur", "%ctaui"),
+                                       memref, vector)
 
     return [
         "scf.for %i = %c0 to %n step %c1 {",
@@ -1702,6 +1711,16 @@ def singular_values_executable(symbol: str, batch: int, m: int, n: int, lanes: i
         f"%w = memref.alloca() alignment = 64 : memref<{width}xf32>",
         *_copy("%m", "%width", memref, vector),
         *_bidiagonal(layout, diag, f"memref<{width}xf32>"),
+        *_bidiagonal_singular_values(diag, info),
+        *FOOTER,
+    ])
+
+
+def _bidiagonal_singular_values(diag: str, info: str) -> list[str]:
+    """Lines putting in %d the singular values, descending, of the bidiagonal B in %d and %e (f64 memrefs of
+    type `diag`): the square roots of B^T B's eigenvalues by root-free QL (a negative one, from rounding,
+    taken as 0), and in %info[%b] (of type `info`) how many did not converge."""
+    return [
         *_gram_tridiagonal(diag),
         *_implicit_ql(diag, info, None),
         "scf.for %i = %c0 to %n step %c1 {",
@@ -1711,6 +1730,73 @@ def singular_values_executable(symbol: str, batch: int, m: int, n: int, lanes: i
         f"memref.store %root, %d[%b, %i] : {diag}",
         "}",
         *_sorted(diag, None, descending=True),
+    ]
+
+
+def _complex_bidiagonal(memref: str, vector: str, lanes: int, diag: str, scratch: str) -> list[str]:
+    """_bidiagonal for complex matrix %b of %out ([m, n], m >= n, rows of [re | im] halves of %half columns),
+    as zgebd2 orders the work: each column's zlarfg reflector H applied as H^H from the left (as the complex
+    QR kernel does), then, but for the last column, the reflector of row j's conjugates right of the
+    diagonal applied from the right to the rows below. Both make their entry of B real: B's diagonal goes
+    to %d, its superdiagonal to %e (f64, e's last entry 0)."""
+    rows = [_row_access(memref, "out", "%i", vector)]
+    return [
+        "scf.for %j = %c0 to %n step %c1 {",
+        "%j1 = arith.addi %j, %c1 : index",
+        "%j2 = arith.addi %j, %c2 : index",
+        *_complex_entry("cl", "%j", "%j", memref),
+        "%ltail = scf.for %q = %j1 to %m step %c1 iter_args(%sum = %zero64) -> (f64) {",
+        *_complex_entry("ct", "%q", "%j", memref),
+        *(f"%ct{part}64 = arith.extf %ct{part} : f32 to f64" for part in "ri"),
+        "%sum1 = math.fma %ctr64, %ctr64, %sum : f64",
+        "%sum2 = math.fma %cti64, %cti64, %sum1 : f64",
+        "scf.yield %sum2 : f64",
+        "}",
+        *_complex_larfg("l", ("%clr", "%cli"), "%ltail"),
+        "scf.for %i = %j1 to %m step %c1 {",
+        *_scaled_entry("x", "%i", "%j", memref, ("%lsr", "%lsi")),
+        "}",
+        "%cltaui = arith.negf %ltaui : f32",
+        *_complex_reflection("lh", "%j", "out", "%j", ("%ltaur", "%cltaui"), "%j1", memref, vector, lanes, scratch),
+        "%lmade64 = arith.extf %lmadr : f32 to f64",
+        f"memref.store %lmade64, %d[%b, %j] : {diag}",
+        "%right = arith.cmpi ult, %j1, %n : index",
+        "%ej = scf.if %right -> (f64) {",
+        *_complex_row_reflector("r", memref),
+        "%rreflect_r = arith.cmpf une, %rtaur, %zero : f32",
+        "%rreflect_i = arith.cmpf une, %rtaui, %zero : f32",
+        "%rreflect = arith.ori %rreflect_r, %rreflect_i : i1",
+        "scf.if %rreflect {",
+        *_vector_start("s", "%j1"),
+        "scf.for %i = %j1 to %m step %c1 {",
+        *_complex_reflected_rows(rows, ("%rtaur", "%rtaui"), memref, vector),
+        "}",
+        "}",
+        "%rmade64 = arith.extf %rmadr : f32 to f64",
+        "scf.yield %rmade64 : f64",
+        "} else {",
+        "scf.yield %zero64 : f64",
+        "}",
+        f"memref.store %ej, %e[%b, %j] : {diag}",
+        "}",
+    ]
+
+
+def complex_singular_values_executable(symbol: str, batch: int, m: int, n: int, lanes: int) -> str:
+    """singular_values_executable for `batch` complex<f32> matrices [m, n] (m >= n) held as f32 rows of [re |
+    im] halves, each zero padded to w columns: the reduction to real bidiagonal form by complex reflectors
+    (zgebd2's), then the same QL on B^T B."""
+    half = _padded(n, lanes)
+    memref, vector = f"memref<{batch}x{m}x{2 * half}xf32>", f"vector<{lanes}xf32>"
+    diag, info = f"memref<{batch}x{n}xf64>", f"memref<{batch}xi32>"
+    return "\n".join([
+        *executable_header(symbol, batch, [("in", memref), ("out", memref), ("d", diag), ("e", diag), ("info", info)]),
+        *_constants(lanes, m=m, n=n, last=n - 1, half=half, width=2 * half, steps_allowed=QL_STEPS),
+        *_ql_constants(vector),
+        f"%w = memref.alloca() alignment = 64 : memref<{2 * half}xf32>",
+        *_copy("%m", "%width", memref, vector),
+        *_complex_bidiagonal(memref, vector, lanes, diag, f"memref<{2 * half}xf32>"),
+        *_bidiagonal_singular_values(diag, info),
         *FOOTER,
     ])
 
@@ -2391,14 +2477,9 @@ class _Kernels(KernelCalls):
         return build.reshape(results[1], dims[:-1]), rows, build.reshape(results[3], dims[:-2])
 
     def singular_values(self, op) -> list:
-        """lapack.gesdd's results in mode 'N' through the singular values kernel: of a complex<f32> a, those of
-        the real [[re a, -im a], [im a, re a]], which has each of a's twice (descending), every other one."""
-        a = op.operands[0]
-        if isinstance(build.element(a), ir.ComplexType):
-            values, info = self._singular_values(_real_embedding(a))
-            values = _every_other(values)
-        else:
-            values, info = self._singular_values(a)
+        """lapack.gesdd's results in mode 'N' through the singular values kernel (of complex<f32> a, the complex
+        one)."""
+        values, info = self._singular_values(op.operands[0])
         return lapack.singular_values_only(op, values, info, descending=True)
 
     def complex_svd(self, op, config: dict) -> list:
@@ -2442,15 +2523,21 @@ class _Kernels(KernelCalls):
         return [v_rows, self.completed_rows(u_rows, nonzero, left)]
 
     def _singular_values(self, a):
-        """(singular values [..., min(m, n)] descending, info [...]) of f32 a [..., m, n] by the kernel (on a^T
-        where a is wide)."""
+        """(singular values [..., min(m, n)] descending, info [...]) of f32 or complex<f32> a [..., m, n] by the
+        kernel (on a^T where a is wide: the same values)."""
         dims = build.shape(a)
         rank = len(dims)
         tall = a if dims[-2] >= dims[-1] else build.transpose(a, list(range(rank - 2)) + [rank - 1, rank - 2])
-        x, (batch, m, n) = self._padded_matrices(tall)
-        symbol = f"oxla_f32_singular_values_{batch}x{m}x{n}"
         f64 = ir.F64Type.get()
-        results = self.call(symbol, lambda: singular_values_executable(symbol, batch, m, n, self.lanes), [x],
+        if isinstance(build.element(a), ir.ComplexType):
+            (m, n), batch = build.shape(tall)[-2:], math.prod(dims[:-2])
+            x = self._halves_padded(build.concatenate(list(build.complex_parts(tall)), rank - 1), [batch, m],
+                                    _padded(n, self.lanes))
+            symbol, executable = f"oxla_c64_singular_values_{batch}x{m}x{n}", complex_singular_values_executable
+        else:
+            x, (batch, m, n) = self._padded_matrices(tall)
+            symbol, executable = f"oxla_f32_singular_values_{batch}x{m}x{n}", singular_values_executable
+        results = self.call(symbol, lambda: executable(symbol, batch, m, n, self.lanes), [x],
                              [x.type, build.tensor([batch, n], f64), build.tensor([batch, n], f64),
                               build.tensor([batch], ir.IntegerType.get_signless(32))])
         return build.reshape(results[1], dims[:-2] + [n]), build.reshape(results[3], dims[:-2])
@@ -2630,7 +2717,8 @@ _ROUTINES = ("potrf", "getrf", "trsm", "geqrf", "orgqr", "syevd", "gesdd")  # an
 
 def _kernel_root(op) -> bool:
     """Whether the kernels take `op`: stablehlo.cholesky or triangular_solve, or a potrf, getrf, geqrf, orgqr,
-    trsm, syevd or gesdd call, of f32 matrices, or a heevd or values-only gesdd call of complex<f32> ones."""
+    trsm, syevd or gesdd call, of f32 matrices, or a potrf, getrf, geqrf, ungqr, trsm, heevd or gesdd call of
+    complex<f32> ones (gesdd with vectors through the real embedding: of at most MAX_ROWS / 2 rows and columns)."""
     if op.name == "stablehlo.cholesky":
         return _kernel_matrix(op.operands[0]) or _kernel_matrix(op.operands[0], "complex<f32>")
     if op.name == "stablehlo.triangular_solve":
@@ -2644,8 +2732,10 @@ def _kernel_root(op) -> bool:
         return lapack.fits(op, lapack.ROUTINES[name]) and all(_kernel_matrix(v, "complex<f32>") for v in matrices)
     if name == "heevd":
         return lapack.fits(op, lapack.ROUTINES[name]) and _kernel_matrix(op.operands[0], "complex<f32>")
-    if name == "gesdd" and _kernel_matrix(op.operands[0], "complex<f32>", MAX_ROWS // 2):  # the same
-        return lapack.fits(op, lapack.ROUTINES[name])
+    if name == "gesdd" and _kernel_matrix(op.operands[0], "complex<f32>"):  # with vectors, through the embedding
+        values_only = lapack.call_config(op).get("mode", ord("A")) == ord("N")
+        return lapack.fits(op, lapack.ROUTINES[name]) and (values_only or _kernel_matrix(op.operands[0],
+                                                                                         "complex<f32>", MAX_ROWS // 2))
     return (name in _ROUTINES and lapack.fits(op, lapack.ROUTINES[name])
             and all(_kernel_matrix(v) for v in matrices))
 
@@ -2682,7 +2772,7 @@ def _rewrite(op, kernels: _Kernels) -> None:
 
 @register_pass
 class LapackKernels(Pass):
-    """Runs potrf, getrf, geqrf, orgqr, trsm, syevd, gesdd, stablehlo.cholesky and triangular_solve of f32 matrices, and potrf, getrf, geqrf, ungqr, trsm, stablehlo.cholesky and triangular_solve of complex<f32> ones, as one CPU dispatch each, and heevd and gesdd of complex<f32> ones through their real embedding."""
+    """Runs potrf, getrf, geqrf, orgqr, trsm, syevd, gesdd, stablehlo.cholesky and triangular_solve of f32 matrices, and potrf, getrf, geqrf, ungqr, trsm, heevd, gesdd without vectors, stablehlo.cholesky and triangular_solve of complex<f32> ones, as one CPU dispatch each, and gesdd with vectors of complex<f32> ones through their real embedding."""
 
     name = "oxla-llvmcpu-lapack-kernels"
     anchor = "builtin.module"
