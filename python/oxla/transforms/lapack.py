@@ -895,21 +895,35 @@ def orthonormalized(rows: list, otherwise) -> list:
     only then."""
     near, steps = None, []
     for r in rows:
-        rank = len(build.shape(r))
-        gram = product(r, build.conjugate(r), rank - 1, rank - 1)
-        identity = _as_element(build.convert(_on_diagonal(build.shape(gram)), _real_type(r)), r)
-        off = _binary("subtract", gram, identity)
-        worst = build.reduce(_squared(off), build.splat(0, build.tensor([], _real_type(r))), list(range(rank)),
-                             "stablehlo.maximum")
+        off = _gram_less_identity(r)
+        worst = build.reduce(_squared(off), build.splat(0, build.tensor([], _real_type(r))),
+                             list(range(len(build.shape(r)))), "stablehlo.maximum")
         within = build.compare(worst, build.splat(_eps(r), worst.type), "LE", "FLOAT")
         near = within if near is None else _both(near, within)
-        steps.append((r, off, rank))
+        steps.append((r, off))
+    return build.conditional(near, [r.type for r in rows], lambda: [_newton_schulz(r, off) for r, off in steps],
+                             otherwise)
 
-    def stepped():
-        return [_binary("subtract", r, product(_binary("multiply", off, build.splat(0.5, off.type)), r, rank - 1,
-                                               rank - 2)) for r, off, rank in steps]
 
-    return build.conditional(near, [r.type for r in rows], stepped, otherwise)
+def newton_schulz_step(rows):
+    """rows [..., k, n] nearer orthonormal: (3/2 I - 1/2 G) r, G = r r^H, which squares their distance from it
+    (each entry of G from the identity's) where that is below 1."""
+    return _newton_schulz(rows, _gram_less_identity(rows))
+
+
+def _gram_less_identity(rows):
+    """r r^H - I for rows r [..., k, n]."""
+    rank = len(build.shape(rows))
+    gram = product(rows, build.conjugate(rows), rank - 1, rank - 1)
+    return _binary("subtract", gram, _as_element(build.convert(_on_diagonal(build.shape(gram)), _real_type(rows)),
+                                                 rows))
+
+
+def _newton_schulz(rows, off):
+    """r - 1/2 (r r^H - I) r, given `off` = r r^H - I."""
+    rank = len(build.shape(rows))
+    return _binary("subtract", rows, product(_binary("multiply", off, build.splat(0.5, off.type)), rows, rank - 1,
+                                             rank - 2))
 
 
 def sorted_last(values, rows: list, direction: str):
