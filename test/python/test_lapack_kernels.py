@@ -14,9 +14,7 @@ import numpy as np
 import pytest
 
 from oxla import ir, runtime
-from oxla.dialects import stablehlo_build as build
 from oxla.pipelines import compile
-from oxla.transforms import lapack, lapack_kernels
 from oxla.transforms.lapack_kernels import BLOCK
 
 from compiled import compiled
@@ -538,51 +536,6 @@ def test_heevd_counts_what_does_not_converge_and_finishes():
     _assert_eigen(hermitian[:1], values[:1], vectors[:1], info[:1])
 
 
-def _selection_module() -> str:
-    """main(candidates [6, 3]) -> (the selection kernel's three orthonormal rows of them, every other one
-    lapack.orthonormalized or, where they are far from orthonormal, zeros)."""
-    module = ir.parse(
-        "func.func @main(%a: tensor<6x3xcomplex<f32>>) -> (tensor<3x3xcomplex<f32>>, tensor<3x3xcomplex<f32>>) {\n"
-        "  %k:2 = stablehlo.custom_call @selection(%a) : (tensor<6x3xcomplex<f32>>) -> (tensor<3x3xcomplex<f32>>, "
-        "tensor<3x3xcomplex<f32>>)\n  return %k#0, %k#1 : tensor<3x3xcomplex<f32>>, tensor<3x3xcomplex<f32>>\n}\n")
-    (call,) = [op for op in ir.ops(module) if op.name == "stablehlo.custom_call"]
-    kernels = lapack_kernels._Kernels(lanes=4)
-
-    def selections(op):
-        every_other = build.strided_slice(op.operands[0], [0, 0], [6, 3], [2, 1])
-        real = build.concatenate(list(build.complex_parts(op.operands[0])), 1)  # the rows as [p, q]
-        return [*kernels.orthonormal_rows(real, 3),
-                *lapack.orthonormalized([every_other], lambda: [build.splat(0, every_other.type)])]
-
-    build.replace(call, selections)
-    kernels.define(module)
-    return ir.to_text(module)
-
-
-def test_orthonormal_rows_keeps_a_basis_of_each_eigenspace():
-    """lapack.orthonormal_rows on what the embedding can give for a 2-fold eigenvalue (vectors v, w): four unit
-    vectors, v, w, iv and iw or a unitary mix of those, before a simple one's pair u, -iu; every other one is
-    orthonormal only in the first order (made exactly so where it is off by rounding)."""
-    selection = _selection_module()
-    q = _unitary(3, 46)
-    u, v, w = q[:, 0], q[:, 1], q[:, 2]
-    mix = _unitary(2, 47)
-    x, y = mix[0, 0] * v + mix[0, 1] * w, mix[1, 0] * v + mix[1, 1] * w
-    orders = {"pairs-together": ([v, 1j * v, w, 1j * w, u, -1j * u], True),
-              "pairs-apart": ([v, w, 1j * v, 1j * w, u, -1j * u], False),
-              "mixed-apart": ([x, y, 1j * x, -1j * y, u, 1j * u], False),
-              "near": ([v + 4e-6j * w, 1j * v, w - 3e-6 * u, 1j * w, u + 5e-6 * v, -1j * u], True)}
-    for order, (rows, every_other_will_do) in orders.items():
-        candidates = np.stack(rows).astype(np.complex64)
-        kept, every_other = (np.asarray(r) for r in runtime.load(compiled(selection)).main(candidates))
-        np.testing.assert_allclose(every_other, candidates[::2] if every_other_will_do else 0, atol=1e-5)
-        assert not every_other_will_do or np.abs(every_other @ np.conj(every_other.T) - np.eye(3)).max() < 1e-6
-        np.testing.assert_allclose(kept @ np.conj(kept.T), np.eye(3), rtol=0, atol=1e-6, err_msg=order)
-        spans = [np.linalg.matrix_rank(np.stack([*kept[:2], x]), tol=1e-4) for x in (v, w)]
-        assert spans == [2, 2], order  # the first two kept span {v, w}, the third is u's
-        np.testing.assert_allclose(abs(np.vdot(u, kept[2])), 1, atol=1e-6)
-
-
 def _gesdd(shape, mode: str = "N", element: str = "f32") -> str:
     """A gesdd call of `element` matrices (f32 or complex<f32>); its singular values are f32 either way."""
     m, n = shape[-2:]
@@ -686,15 +639,14 @@ def _complex_svd_case(name):
 
 @pytest.mark.parametrize("name", ["tall", "wide-full", "batched-tail", "rank-two", "unitary", "clusters", "zero",
                                   "one"])
-def test_complex_gesdd_vectors_run_the_real_kernels_on_the_embedding(name):
-    """A complex matrix's singular vectors from those of the real [[re, -im], [im, re]] of a U (U the Hermitian
-    kernel's eigenvectors of a^H a, made unitary to f32's rounding): each of a U's twice, left and right ones
-    of the same pair belonging together. The values stay within 1e-7 of the largest (2e-7 where U is only as
-    unitary as the kernel makes it)."""
+def test_complex_gesdd_vectors_by_complex_one_sided_jacobi(name):
+    """A complex matrix's singular vectors by one-sided Jacobi on complex rows, preconditioned by U, the
+    Hermitian kernel's eigenvectors of their Gram matrix (made unitary in f64): repeated and zero values too.
+    The values stay within 1e-7 of the largest (2e-7 where U is only as unitary as the kernel makes it)."""
     a, mode = _complex_svd_case(name)
     src = _gesdd(a.shape, mode, "complex<f32>")
     text = ir.to_text(compile(src, compile_to="input"))
-    assert "@oxla_f64_one_sided_jacobi_" in text and "@oxla_c64_hermitian_eigen_vectors_" in text
+    assert "@oxla_c128_one_sided_jacobi_" in text and "@oxla_c64_hermitian_eigen_vectors_" in text
     operand, values, u, vt, info = _run(src, a)
     np.testing.assert_array_equal(operand, a)
     _assert_svd(a.astype(np.complex128), values, u, vt, info)

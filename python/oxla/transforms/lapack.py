@@ -888,23 +888,6 @@ def _eps(x) -> float:
     return float(np.finfo({16: np.float16, 32: np.float32, 64: np.float64}[ir.FloatType(kind).width]).eps)
 
 
-def orthonormalized(rows: list, otherwise) -> list:
-    """Each of `rows` ([..., k, n]) made orthonormal where every matrix of every one is within sqrt(eps) of it
-    (each entry of G = r r^H from the identity's): one Newton-Schulz step, (3/2 I - 1/2 G) r, which squares
-    that distance. Else what otherwise() builds (values of the same types), in a branch of its own that runs
-    only then."""
-    near, steps = None, []
-    for r in rows:
-        off = _gram_less_identity(r)
-        worst = build.reduce(_squared(off), build.splat(0, build.tensor([], _real_type(r))),
-                             list(range(len(build.shape(r)))), "stablehlo.maximum")
-        within = build.compare(worst, build.splat(_eps(r), worst.type), "LE", "FLOAT")
-        near = within if near is None else _both(near, within)
-        steps.append((r, off))
-    return build.conditional(near, [r.type for r in rows], lambda: [_newton_schulz(r, off) for r, off in steps],
-                             otherwise)
-
-
 def newton_schulz_step(rows):
     """rows [..., k, n] nearer orthonormal: (3/2 I - 1/2 G) r, G = r r^H, which squares their distance from it
     (each entry of G from the identity's) where that is below 1."""

@@ -123,25 +123,19 @@ values of f32[256,64] 16.1 -> 0.28 ms (XLA 0.33; 0.25 since).
   the rotations given back are the sweeps' times W0. pinv of f32[256,64]
   1.10 -> 0.80 ms (XLA 0.89-0.94 in that run).
 - Singular values and vectors of complex<f32> matrices (gesdd in modes 'S'
-  and 'A', of at most MAX_ROWS / 2 rows and columns): the SVD above of the
-  real [[re a, -im a], [im a, re a]] (of a^H where a is wide), whose
-  vectors [p; q] each give one of a's, p + iq, a right and a left one from
-  the same pair (a acts on p + iq as the embedding on [p; q]). Every other
-  one of each side where both come out within sqrt(eps) of orthonormal
-  (one Newton-Schulz step each); else (a singular value repeats, or zero
-  ones leave null spaces to choose in) the selection kernel picks the
-  right ones from all 2n, the left ones of nonzero values follow by the
-  same steps on the left vectors of the same pairs, and the rest of the
-  left ones are chosen after those. jnp.linalg.pinv of c64[128,64]: 28.6
-  -> 5.2 ms (XLA 0.92), 4.1 ms of it the sweeps of the embedding's 128
-  rows. Since, the SVD is of a U, U the Hermitian kernel's eigenvectors of
-  a^H a (made unitary to f32's rounding by a Newton-Schulz step), whose
-  columns are nearly orthogonal: the embedding's rows are swept as they
-  are (no QR: a sweep or two), and U takes the right vectors back.
-  pinv of c64[128,64] 7.26 -> 2.23 ms (XLA 1.26-1.33 in that run); over
-  random c64 matrices (sizes 1-40, rank deficient, repeated values, both
-  modes) |a - U S V^H| within 1.4e-7 of |a|, U and V within 4.8e-7 of
-  unitary, the values within 8.5e-8; XLA's (cgesdd) 3.4e-7, 1.3e-6, 7.5e-7.
+  and 'A') the same way, the rows complex<f64> held as [re | im] halves:
+  each pair's product g = conj(r_i) . r_j is made real by turning r_j by
+  the phase conj(g) / |g|, then rotated as a real pair of product |g|; the
+  preconditioner is the Hermitian kernel's, and the rows are swept as they
+  are (no QR: with a sweep or two it cost more than it saved); the vectors
+  are completed through the complex QR kernels. jnp.linalg.pinv of
+  c64[128,64]: 28.6 -> 5.2 ms (XLA 0.92) through the f32 kernels on the
+  real [[re a, -im a], [im a, re a]] (2n rows, every other vector of it
+  taken, or a Gram-Schmidt selection of n from 2n where values repeat),
+  2.04 -> 1.28 ms (XLA 1.19-1.39 in that run) since; over random c64
+  matrices (sizes 1-40, rank deficient, repeated values, both modes) |a -
+  U S V^H| within 1.3e-7 of |a|, U and V within 4.8e-7 of unitary, the
+  values within 6.1e-8; XLA's (cgesdd) 3.4e-7, 1.3e-6, 7.5e-7.
 
 Matrix rows are padded with zeros to a whole number of vectors (a
 Cholesky's padding gets ones on its diagonal), so the vector loops need no
@@ -1831,6 +1825,33 @@ def _turn_rows(matrix: str, layout: _Layout, width: str, pair: str) -> list[str]
     ]
 
 
+def _turn_complex_rows(matrix: str, layout: _Layout, half: str, pair: str) -> list[str]:
+    """_turn_rows of complex rows held as [re | im] halves of `half` columns: r_j first turned by the phase
+    (%phrv{pair}, %phiv{pair}) to u, then cos r_i - sin u and sin r_i + cos u."""
+    memref, vector = layout.memref, layout.vector
+    i, j, cos, sin, nsin, phr, phi = (f"%{name}{pair}" for name in ("i", "j", "cosv", "sinv", "nsinv", "phrv",
+                                                                     "phiv"))
+    return [
+        f"scf.for %c = %c0 to {half} step %lanes {{",
+        f"%tc_cq = arith.addi %c, {half} : index",
+        *(f"%tc_{name} = vector.load {matrix}[%b, {row}, {at}] : {memref}, {vector}"
+          for name, row, at in (("xr", i, "%c"), ("xi", i, "%tc_cq"), ("yr", j, "%c"), ("yi", j, "%tc_cq"))),
+        f"%tc_yi_phi = arith.mulf {phi}, %tc_yi : {vector}",
+        f"%tc_ur0 = arith.mulf {phr}, %tc_yr : {vector}",
+        f"%tc_ur = arith.subf %tc_ur0, %tc_yi_phi : {vector}",
+        f"%tc_yr_phi = arith.mulf {phi}, %tc_yr : {vector}",
+        f"%tc_ui = vector.fma {phr}, %tc_yi, %tc_yr_phi : {vector}",
+        *(line for part in ("r", "i") for line in (
+            f"%tc_t{part} = arith.mulf {nsin}, %tc_u{part} : {vector}",
+            f"%tc_n{part} = vector.fma {cos}, %tc_x{part}, %tc_t{part} : {vector}",
+            f"%tc_s{part} = arith.mulf {cos}, %tc_u{part} : {vector}",
+            f"%tc_m{part} = vector.fma {sin}, %tc_x{part}, %tc_s{part} : {vector}")),
+        *(f"vector.store %tc_{name}, {matrix}[%b, {row}, {at}] : {memref}, {vector}"
+          for name, row, at in (("nr", i, "%c"), ("ni", i, "%tc_cq"), ("mr", j, "%c"), ("mi", j, "%tc_cq"))),
+        "}",
+    ]
+
+
 # Disjoint pairs of rows the one-sided Jacobi kernel takes at a time: their sums in one pass over the
 # rows, and their rotations' square roots and divisions as lanes of one vector (a pair at a time, they
 # kept the divider busy for most of a pair's time).
@@ -1838,22 +1859,32 @@ _PAIRS = "abcd"  # their names in the kernel's lines
 JACOBI_PAIRS = len(_PAIRS)
 
 
-def _rotations(vector: str) -> list[str]:
+def _rotations(vector: str, complex_rows: bool = False) -> list[str]:
     """Lines of the Hestenes rotations of the JACOBI_PAIRS pairs, as lanes of vectors of f64, from their
     rows' squared norms %na{pair}, %nb{pair} and products %g{pair}: %far{pair} where |g| > eps sqrt(a b)
     (g^2 > eps^2 a b; %eps2), the rotation that makes the rows orthogonal (t the smaller root of t^2 +
     2 zeta t - 1, zeta = (b - a) / 2g; meaningless where not far) broadcast to `vector` as %cosv{pair},
     %sinv{pair}, %nsinv{pair}, and %moved{pair}: far, or the sums not numbers (so that the sweeps go on,
-    and info tells)."""
+    and info tells). Of `complex_rows`, g = conj(r_i) . r_j has parts %gr{pair}, %gi{pair}; the rotation
+    is that of |g|, once r_j is turned by the phase conj(g) / |g|, whose parts go to %phr{pair}, %phi{pair}."""
     lanes, mask = f"vector<{JACOBI_PAIRS}xf64>", f"vector<{JACOBI_PAIRS}xi1>"
+    names = ("na", "nb", "gr", "gi") if complex_rows else ("na", "nb", "g")
     lines = [f"%{name}_all = vector.from_elements {', '.join(f'%{name}{pair}' for pair in _PAIRS)} : {lanes}"
-             for name in ("na", "nb", "g")]
+             for name in names]
+    if complex_rows:
+        lines += [f"%gii = arith.mulf %gi_all, %gi_all : {lanes}",
+                  f"%g_squared = math.fma %gr_all, %gr_all, %gii : {lanes}",
+                  f"%g_all = math.sqrt %g_squared : {lanes}",
+                  f"%phr_all = arith.divf %gr_all, %g_all : {lanes}",
+                  f"%phi_neg = arith.divf %gi_all, %g_all : {lanes}",
+                  f"%phi_all = arith.negf %phi_neg : {lanes}"]
+    else:
+        lines.append(f"%g_squared = arith.mulf %g_all, %g_all : {lanes}")
     lines += [
         f"%ab = arith.mulf %na_all, %nb_all : {lanes}",
         f"%limit = arith.mulf %ab, %eps2 : {lanes}",
-        f"%g_squared = arith.mulf %g_all, %g_all : {lanes}",
         f"%far = arith.cmpf ogt, %g_squared, %limit : {lanes}",
-        f"%odd = arith.cmpf uno, %g_all, %ab : {lanes}",
+        f"%odd = arith.cmpf uno, %g_squared, %ab : {lanes}",
         f"%gap = arith.subf %nb_all, %na_all : {lanes}",
         f"%g2 = arith.mulf %g_all, %twos : {lanes}",
         f"%zeta = arith.divf %gap, %g2 : {lanes}",
@@ -1879,33 +1910,65 @@ def _rotations(vector: str) -> list[str]:
                   f"%cosv{pair} = vector.broadcast %cos{pair} : f64 to {vector}",
                   f"%sinv{pair} = vector.broadcast %sin{pair} : f64 to {vector}",
                   f"%nsinv{pair} = vector.broadcast %nsin{pair} : f64 to {vector}"]
+        if complex_rows:
+            lines += [line for part in ("phr", "phi") for line in (
+                f"%{part}{pair} = vector.extract %{part}_all[{n}] : f64 from {lanes}",
+                f"%{part}v{pair} = vector.broadcast %{part}{pair} : f64 to {vector}")]
     return lines
 
 
-def _pair_rotations(rows: _Layout, rotations: _Layout) -> list[str]:
-    """Lines of one Hestenes step on JACOBI_PAIRS disjoint pairs of rows of %out (laid out as `rows`), (%ia,
-    %ja), (%ib, %jb), ...: their squared norms and products in one pass (three independent sums a pair),
-    their rotations (_rotations), and each applied where its pair is far from orthogonal, to the pair and
-    to its rows of %rot (laid out as `rotations`). Defines %moved: whether any pair was rotated or its sums
-    are not numbers."""
-    count = 3 * JACOBI_PAIRS
+def _pair_sums(rows: _Layout, complex_rows: bool) -> list[str]:
+    """Lines of the pairs' squared norms and products in one pass over their rows (independent sums):
+    %na{pair}, %nb{pair} and %g{pair}, or of `complex_rows` (halves of %width / 2 columns) the parts %gr{pair},
+    %gi{pair} of conj(r_i) . r_j."""
+    names = ("na", "nb", "gr", "gi") if complex_rows else ("na", "nb", "g")
+    count = len(names) * JACOBI_PAIRS
     vector, types = rows.vector, ", ".join([rows.vector] * count)
     accumulators = ", ".join(f"%p{u} = %zeros" for u in range(count))
-    lines = [f"%sums:{count} = scf.for %c = %c0 to %width step %lanes iter_args({accumulators}) -> ({types}) {{"]
+    end = "%half" if complex_rows else "%width"
+    lines = [f"%sums:{count} = scf.for %c = %c0 to {end} step %lanes iter_args({accumulators}) -> ({types}) {{"]
+    if complex_rows:
+        lines.append("%cq = arith.addi %c, %half : index")
     for n, pair in enumerate(_PAIRS):
-        lines += [f"%x{pair}i = vector.load %out[%b, %i{pair}, %c] : {rows.memref}, {vector}",
-                  f"%x{pair}j = vector.load %out[%b, %j{pair}, %c] : {rows.memref}, {vector}",
-                  f"%q{3 * n} = vector.fma %x{pair}i, %x{pair}i, %p{3 * n} : {vector}",
-                  f"%q{3 * n + 1} = vector.fma %x{pair}j, %x{pair}j, %p{3 * n + 1} : {vector}",
-                  f"%q{3 * n + 2} = vector.fma %x{pair}i, %x{pair}j, %p{3 * n + 2} : {vector}"]
+        u = len(names) * n
+        if not complex_rows:
+            lines += [f"%x{pair}i = vector.load %out[%b, %i{pair}, %c] : {rows.memref}, {vector}",
+                      f"%x{pair}j = vector.load %out[%b, %j{pair}, %c] : {rows.memref}, {vector}",
+                      f"%q{u} = vector.fma %x{pair}i, %x{pair}i, %p{u} : {vector}",
+                      f"%q{u + 1} = vector.fma %x{pair}j, %x{pair}j, %p{u + 1} : {vector}",
+                      f"%q{u + 2} = vector.fma %x{pair}i, %x{pair}j, %p{u + 2} : {vector}"]
+            continue
+        lines += [*(f"%x{pair}{name} = vector.load %out[%b, %{row}{pair}, {at}] : {rows.memref}, {vector}"
+                    for name, row, at in (("ir", "i", "%c"), ("ii", "i", "%cq"), ("jr", "j", "%c"),
+                                          ("ji", "j", "%cq"))),
+                  f"%a{u} = vector.fma %x{pair}ir, %x{pair}ir, %p{u} : {vector}",
+                  f"%q{u} = vector.fma %x{pair}ii, %x{pair}ii, %a{u} : {vector}",
+                  f"%a{u + 1} = vector.fma %x{pair}jr, %x{pair}jr, %p{u + 1} : {vector}",
+                  f"%q{u + 1} = vector.fma %x{pair}ji, %x{pair}ji, %a{u + 1} : {vector}",
+                  f"%a{u + 2} = vector.fma %x{pair}ir, %x{pair}jr, %p{u + 2} : {vector}",
+                  f"%q{u + 2} = vector.fma %x{pair}ii, %x{pair}ji, %a{u + 2} : {vector}",
+                  f"%a{u + 3} = vector.fma %x{pair}ir, %x{pair}ji, %p{u + 3} : {vector}",
+                  f"%b{u + 3} = arith.mulf %x{pair}ii, %x{pair}jr : {vector}",
+                  f"%q{u + 3} = arith.subf %a{u + 3}, %b{u + 3} : {vector}"]
     lines += [f"scf.yield {', '.join(f'%q{u}' for u in range(count))} : {types}", "}"]
     for n, pair in enumerate(_PAIRS):
-        lines += [f"%{name}{pair} = vector.reduction <add>, %sums#{3 * n + u} : {vector} into f64"
-                  for u, name in enumerate(("na", "nb", "g"))]
-    lines += _rotations(vector)
+        lines += [f"%{name}{pair} = vector.reduction <add>, %sums#{len(names) * n + u} : {vector} into f64"
+                  for u, name in enumerate(names)]
+    return lines
+
+
+def _pair_rotations(rows: _Layout, rotations: _Layout, complex_rows: bool = False) -> list[str]:
+    """Lines of one Hestenes step on JACOBI_PAIRS disjoint pairs of rows of %out (laid out as `rows`), (%ia,
+    %ja), (%ib, %jb), ...: their squared norms and products in one pass (_pair_sums), their rotations
+    (_rotations), and each applied where its pair is far from orthogonal, to the pair and to its rows of
+    %rot (laid out as `rotations`; of `complex_rows`, both hold [re | im] halves). Defines %moved: whether
+    any pair was rotated or its sums are not numbers."""
+    lines = [*_pair_sums(rows, complex_rows), *_rotations(rows.vector, complex_rows)]
     for pair in _PAIRS:
-        lines += [f"scf.if %far{pair} {{", *_turn_rows("%out", rows, "%width", pair),
-                  *_turn_rows("%rot", rotations, "%rot_width", pair), "}"]
+        turns = ([*_turn_complex_rows("%out", rows, "%half", pair),
+                  *_turn_complex_rows("%rot", rotations, "%rot_half", pair)] if complex_rows else
+                 [*_turn_rows("%out", rows, "%width", pair), *_turn_rows("%rot", rotations, "%rot_width", pair)])
+        lines += [f"scf.if %far{pair} {{", *turns, "}"]
     moved = f"%moved{_PAIRS[0]}"
     for n, pair in enumerate(_PAIRS[1:], 2):
         either = "%moved" if n == JACOBI_PAIRS else f"%moved_{n}"
@@ -1932,22 +1995,23 @@ def _round_robin_pair(pair: str, position: str) -> list[str]:
 
 
 def one_sided_jacobi_executable(symbol: str, batch: int, k: int, m: int, width: int, rot_width: int, lanes: int,
-                                eps: float) -> str:
+                                eps: float, complex_rows: bool = False) -> str:
     """The one-sided Jacobi kernel for `batch` f64 matrices x [m, width] (rows of a^H, k of them and m - k
     zero rows after them, m a multiple of 2 JACOBI_PAIRS; zero padded to whole vectors of `lanes`): sweeps
     of the round-robin schedule's m - 1 rounds of m / 2 disjoint pairs, JACOBI_PAIRS at a time, each rotated
     (Hestenes) until the pair is orthogonal to eps (a zero row is orthogonal to every row), until a sweep
     rotates none or lapack.MAX_SWEEPS have run. Gives x rotated, the rotations' product [m, rot_width]
     (the identity's rows turned as x's are) and info [batch] (1 where the last sweep still rotated: not
-    converged, or not numbers)."""
+    converged, or not numbers). Of `complex_rows`, x's rows and the rotations' hold complex ones as [re | im]
+    halves of width / 2 and rot_width / 2 columns, rotated as _rotations says."""
     rows = _Layout(f"memref<{batch}x{m}x{width}xf64>", lanes, "f64")
     rotations = _Layout(f"memref<{batch}x{m}x{rot_width}xf64>", lanes, "f64")
     info = f"memref<{batch}xi32>"
     return "\n".join([
         *executable_header(symbol, batch, [("in", rows.memref), ("out", rows.memref), ("rot", rotations.memref),
                                            ("info", info)]),
-        *_constants(lanes, k=k, m=m, m1=m - 1, half=m // 2, width=width, rot_width=rot_width,
-                    sweeps=lapack.MAX_SWEEPS),
+        *_constants(lanes, k=k, m=m, m1=m - 1, pairs=m // 2, width=width, rot_width=rot_width, half=width // 2,
+                    rot_half=rot_width // 2, sweeps=lapack.MAX_SWEEPS),
         *_ql_constants(rows.vector),
         f"%eps2 = arith.constant dense<{eps * eps:e}> : vector<{JACOBI_PAIRS}xf64>",
         *(f"%{name} = arith.constant dense<{value}> : vector<{JACOBI_PAIRS}xf64>"
@@ -1969,10 +2033,10 @@ def one_sided_jacobi_executable(symbol: str, batch: int, k: int, m: int, width: 
         "} do {",
         "^bb0(%done: index, %was: i1):",
         "%any = scf.for %r = %c0 to %m1 step %c1 iter_args(%r0 = %false) -> (i1) {",
-        f"%r2 = scf.for %p = %c0 to %half step %c{JACOBI_PAIRS} iter_args(%r1 = %r0) -> (i1) {{",
+        f"%r2 = scf.for %p = %c0 to %pairs step %c{JACOBI_PAIRS} iter_args(%r1 = %r0) -> (i1) {{",
         *(f"%p{pair} = arith.addi %p, %c{n} : index" for n, pair in enumerate(_PAIRS) if n),
         *(line for n, pair in enumerate(_PAIRS) for line in _round_robin_pair(pair, f"%p{pair}" if n else "%p")),
-        *_pair_rotations(rows, rotations),
+        *_pair_rotations(rows, rotations, complex_rows),
         "%rr = arith.ori %r1, %moved : i1",
         "scf.yield %rr : i1",
         "}",
@@ -2103,103 +2167,6 @@ def _row_access(memref: str, name: str, row: str, vector: str) -> tuple[str, str
 def _scratch_access(scratch: str, vector: str) -> tuple[str, str]:
     """_row_access of the kernel's scratch row %w (of type `scratch`)."""
     return f"vector.load %w[{{c}}] : {scratch}, {vector}", f"vector.store {{v}}, %w[{{c}}] : {scratch}, {vector}"
-
-
-def _copy_row(source: tuple[str, str], target: tuple[str, str], width: str, vector: str, p: str) -> list[str]:
-    """Lines copying a row (source and target: _row_access pairs), `width` columns."""
-    return [f"scf.for %{p}c = %c0 to {width} step %lanes {{",
-            f"%{p}v = {source[0].format(c=f'%{p}c')}",
-            target[1].format(c=f"%{p}c", v=f"%{p}v"),
-            "}"]
-
-
-def _sum_of_squares(p: str, load: str, width: str, vector: str) -> list[str]:
-    """Lines defining %{p}sum (f32), the sum of the squares of a row's `width` columns (`load`: _row_access')."""
-    return [f"%{p}acc = scf.for %{p}c = %c0 to {width} step %lanes iter_args(%{p}a = %zeros) -> ({vector}) {{",
-            f"%{p}x = {load.format(c=f'%{p}c')}",
-            f"%{p}a2 = vector.fma %{p}x, %{p}x, %{p}a : {vector}",
-            f"scf.yield %{p}a2 : {vector}",
-            "}",
-            f"%{p}sum = vector.reduction <add>, %{p}acc : {vector} into f32"]
-
-
-def selection_executable(symbol: str, batch: int, r: int, count: int, half: int, lanes: int,
-                         companion_half: int | None = None, given: bool = False) -> str:
-    """The kernel choosing `count` orthonormal complex rows from `batch` sets of r candidates (complex rows of
-    f32 [p | q] halves, each zero padded to `half` columns): Gram-Schmidt with pivoting, each step taking the
-    candidate whose part orthogonal to the rows taken is longest (the first of equals), made orthogonal to them
-    (twice over) and normalized, and each candidate less its part along it. With `companion_half`, a companion
-    row to each candidate (halves of that width), which each taken one's becomes under the same steps; with
-    `given`, rows [count] and keep [count] (i32): row s is the given one where keep holds. Gives the
-    candidates' parts left (scratch), the rows, their companions, and the candidates taken (their index)."""
-    vector, index = f"vector<{lanes}xf32>", f"memref<{batch}x{count}xi32>"
-    shapes = {"cand": (r, half), "left": (r, half), "kept": (count, half)}
-    if companion_half:
-        shapes |= {"comp": (r, companion_half), "kept_comp": (count, companion_half)}
-    if given:
-        shapes["given"] = (count, half)
-    types = {name: f"memref<{batch}x{rows}x{2 * h}xf32>" for name, (rows, h) in shapes.items()}
-    inputs = [(name, types[name]) for name in ("cand", "comp", "given") if name in types]
-    outputs = [(name, types[name]) for name in ("left", "kept", "kept_comp") if name in types]
-    # The rows made and what their columns' halves and wholes are called.
-    made = [("kept", "%half", "%width")] + ([("kept_comp", "%chalf", "%cwidth")] if companion_half else [])
-
-    def row(name: str, at: str) -> tuple[str, str]:
-        return _row_access(types[name], name, at, vector)
-
-    take = [line for name, source in (("kept", "cand"), ("kept_comp", "comp")) if name in types
-            for line in _copy_row(row(source, "%best#0"), row(name, "%s"), "%width" if name == "kept" else "%cwidth",
-                                  vector, f"t{name}")]
-    if given:  # the given row where keep holds
-        take = [f"%flag = memref.load %keep[%b, %s] : {index}", "%use = arith.cmpi ne, %flag, %i0 : i32",
-                "scf.if %use {", *_copy_row(row("given", "%s"), row("kept", "%s"), "%width", vector, "h"),
-                "} else {", *take, "}"]
-    return "\n".join([
-        *executable_header(symbol, batch, inputs + ([("keep", index)] if given else []) + outputs
-                           + [("taken", index)]),
-        *_constants(lanes, r=r, count=count, half=half, width=2 * half, chalf=companion_half or 0,
-                    cwidth=2 * (companion_half or 0)),
-        f"%zeros = arith.constant dense<0.0> : {vector}",
-        "%none = arith.constant -1.0 : f32",
-        "scf.for %i = %c0 to %r step %c1 {", *_copy_row(row("cand", "%i"), row("left", "%i"), "%width", vector, "l"),
-        "}",
-        *(line for name, _, width in made for line in [
-            f"scf.for %z{name} = %c0 to %count step %c1 {{", f"scf.for %c = %c0 to {width} step %lanes {{",
-            f"vector.store %zeros, %{name}[%b, %z{name}, %c] : {types[name]}, {vector}", "}", "}"]),
-        "scf.for %s = %c0 to %count step %c1 {",
-        # The longest part left of a candidate (the first of equals).
-        "%best:2 = scf.for %i = %c0 to %r step %c1 iter_args(%bi = %c0, %bl = %none) -> (index, f32) {",
-        *_sum_of_squares("o", row("left", "%i")[0], "%width", vector),
-        "%longer = arith.cmpf ogt, %osum, %bl : f32",
-        "%ni = arith.select %longer, %i, %bi : index",
-        "%nl = arith.select %longer, %osum, %bl : f32",
-        "scf.yield %ni, %nl : index, f32",
-        "}",
-        "%first = arith.index_cast %best#0 : index to i32",
-        f"memref.store %first, %taken[%b, %s] : {index}",
-        *take,
-        # Orthogonal to the rows before it, twice over; the companion row less the same multiples of theirs.
-        "scf.for %twice = %c0 to %c2 step %c1 {",
-        "scf.for %j = %c0 to %s step %c1 {",
-        *_complex_dots("g", row("kept", "%j")[0], [row("kept", "%s")[0]], "%half", vector),
-        *(line for name, h, _ in made
-          for line in _less_complex_multiple(f"u{name}", "%gre0", "%gim0", row(name, "%j"), row(name, "%s"), h, vector)),
-        "}",
-        "}",
-        *_sum_of_squares("n", row("kept", "%s")[0], "%width", vector),
-        "%scale = math.rsqrt %nsum : f32",
-        f"%scalev = vector.broadcast %scale : f32 to {vector}",
-        *(line for name, _, width in made for line in [
-            f"scf.for %c = %c0 to {width} step %lanes {{", f"%x = {row(name, '%s')[0].format(c='%c')}",
-            f"%y = arith.mulf %x, %scalev : {vector}", row(name, "%s")[1].format(c="%c", v="%y"), "}"]),
-        # Each candidate less its part along the new row.
-        "scf.for %i = %c0 to %r step %c1 {",
-        *_complex_dots("l", row("kept", "%s")[0], [row("left", "%i")[0]], "%half", vector),
-        *_less_complex_multiple("m", "%lre0", "%lim0", row("kept", "%s"), row("left", "%i"), "%half", vector),
-        "}",
-        "}",
-        *FOOTER,
-    ])
 
 
 # Independent sums a substitution kernel's row keeps, so that its multiply-adds do not wait on each other.
@@ -2445,12 +2412,17 @@ class _Kernels(KernelCalls):
         return _complex_from_halves(q, n, dims[:-2] + [m])
 
     def householder_qr(self, a) -> list:
-        """lapack's Householder QR (reflectors, taus) of a (as f32) through the QR kernel."""
+        """lapack's Householder QR (reflectors, taus) of a (as f32, or complex<f32>) through the QR kernel."""
+        if isinstance(build.element(a), ir.ComplexType):
+            return self._complex_householder_qr(build.convert(a, ir.ComplexType.get(ir.F32Type.get())))
         a = build.convert(a, ir.F32Type.get())
         return self._in_place("qr", a, qr_executable, [([min(build.shape(a)[-2:])], build.element(a))])
 
     def householder_q(self, a, taus):
-        """lapack's Q of the reflectors in a and taus (as f32) through the kernel forming it."""
+        """lapack's Q of the reflectors in a and taus (as f32, or complex<f32>) through the kernel forming it."""
+        if isinstance(build.element(a), ir.ComplexType):
+            c64 = ir.ComplexType.get(ir.F32Type.get())
+            return self._complex_householder_q(build.convert(a, c64), build.convert(taus, c64))
         a, taus = build.convert(a, ir.F32Type.get()), build.convert(taus, ir.F32Type.get())
         dims, k = build.shape(a), build.shape(taus)[-1]
         x, (batch, m, n) = self._padded_matrices(a)
@@ -2493,52 +2465,6 @@ class _Kernels(KernelCalls):
         values, info = self._singular_values(op.operands[0])
         return lapack.singular_values_only(op, values, info, descending=True)
 
-    def complex_svd(self, op, config: dict) -> list:
-        """lapack.gesdd's results in modes 'S' and 'A' for complex<f32> a: from the kernels' SVD of the real
-        embedding of a (of a^H where a is wide), whose singular values come twice and whose vectors [p; q] each
-        give one of a's, p + iq, a right and a left one from the same pair as a's (a acts on p + iq as the
-        embedding on [p; q]). Every other one of each where both sides come out near orthonormal (made so);
-        else (a singular value repeats, or a side has more null vectors than one pair) _chosen_vectors'."""
-        a = op.operands[0]
-        dims = build.shape(a)
-        rank, m, n = len(dims), dims[-2], dims[-1]
-        flip = list(range(rank - 2)) + [rank - 1, rank - 2]
-        x = a if m >= n else build.conjugate(build.transpose(a, flip))  # [..., M, N], M >= N
-        # x U, U the eigenvectors of x^H x: columns nearly orthogonal, which the sweeps finish quickly.
-        _, adjoint, _ = self.hermitian_eigen(lapack.product(build.conjugate(x), x, rank - 2, rank - 2), True)
-        adjoint = lapack.newton_schulz_step(adjoint)  # U^H
-        x = lapack.product(x, build.conjugate(adjoint), rank - 1, rank - 1)
-        values, u, vt, info = lapack.singular_triplets(_real_embedding(x), config.get("mode", ord("A")) == ord("A"),
-                                                       lambda rows, eps, vectors: self.one_sided_sweeps(
-                                                           rows, eps, vectors, nearly_orthogonal=True),
-                                                       (self.householder_qr, self.householder_q))
-        right, left = vt, build.transpose(u, flip)  # real rows [..., 2N, 2N] and [..., 2F, 2M] (F = M in mode 'A')
-        values = _every_other(values)
-        firsts = [_complex_rows(_every_other(rows, -2)) for rows in (right, left)]
-        v_rows, u_rows = lapack.orthonormalized(firsts, lambda: self._chosen_vectors(right, left, values))
-        v_rows = lapack.product(v_rows, build.conjugate(adjoint), rank - 1, rank - 2)  # x's: conj(V^H U^H)
-        if m < n:  # a^H = x = U S V^H: a = V S U^H
-            u_rows, v_rows = v_rows, u_rows
-        singular = build.convert(values, build.element(op.results[1]))
-        return [a, singular, build.transpose(u_rows, flip), build.conjugate(v_rows), info]
-
-    def _chosen_vectors(self, right, left, values) -> list:
-        """(v, u): n orthonormal right vectors of complex a [..., m, n] (m >= n) as rows, chosen from the 2n
-        (real rows `right`) its embedding gives, and its f left ones: for nonzero singular values the left
-        vectors of the same pairs the same steps make of them (each v then has its u, a v = s u), the rest
-        (zero ones', and mode 'A''s extra ones) chosen from all 2f (`left`) after those."""
-        dims = build.shape(left)
-        rank, f, n = len(dims), dims[-2] // 2, build.shape(right)[-1] // 2
-        paired = build.strided_slice(left, [0] * rank, dims[:-2] + [2 * n, dims[-1]], [1] * rank)
-        v_rows, u_rows = self.orthonormal_rows(right, n, paired)
-        nonzero = lapack.above_rounding(values, dims[-1] * F32_EPS)  # as gesdd's on the embedding
-        if f > n:
-            u_rows = build.pad(u_rows, build.splat(0, build.tensor([], build.element(u_rows))),
-                               [(0, 0)] * (rank - 2) + [(0, f - n), (0, 0)])
-            nonzero = build.pad(nonzero, build.splat(0, build.tensor([], build.element(nonzero))),
-                                [(0, 0)] * (rank - 2) + [(0, f - n)])
-        return [v_rows, self.completed_rows(u_rows, nonzero, left)]
-
     def _singular_values(self, a):
         """(singular values [..., min(m, n)] descending, info [...]) of f32 or complex<f32> a [..., m, n] by the
         kernel (on a^T where a is wide: the same values)."""
@@ -2559,18 +2485,16 @@ class _Kernels(KernelCalls):
                               build.tensor([batch], ir.IntegerType.get_signless(32))])
         return build.reshape(results[1], dims[:-2] + [n]), build.reshape(results[3], dims[:-2])
 
-    def one_sided_sweeps(self, x, eps: float, vectors: bool, nearly_orthogonal: bool = False):
+    def one_sided_sweeps(self, x, eps: float, vectors: bool):
         """lapack.gesdd's sweeps (x rotated, the rotations, converged) for x [..., k, M] f64: where its rows
         are at least twice as long as there are rows, the preconditioned sweeps of R^H from the QR kernels'
         x^H = Q R (the rotations W that make W R^H's rows orthogonal make W x = (W R^H) Q^H's so: k-long rows
-        to rotate, not M-long), else of x itself. Rows the caller made `nearly_orthogonal` are swept as they
-        are: a sweep or two, which cost less than the QR."""
+        to rotate, not M-long), else of x itself. Complex<f64> rows are swept as they are (the QR cost more
+        than the sweeps it saved, a sweep or two once preconditioned)."""
         assert vectors, "gesdd without vectors runs the singular values kernel"
         dims = build.shape(x)
         rank, k, long = len(dims), dims[-2], dims[-1]
-        if nearly_orthogonal:
-            return self._sweeps(x, eps)
-        if long < 2 * k:
+        if long < 2 * k or isinstance(build.element(x), ir.ComplexType):
             return self._preconditioned_sweeps(x, eps)
         turn = list(range(rank - 2)) + [rank - 1, rank - 2]
         reflectors, taus = self.householder_qr(build.transpose(x, turn))
@@ -2585,85 +2509,60 @@ class _Kernels(KernelCalls):
         return build.convert(rows, build.element(x)), rotations, converged
 
     def _preconditioned_sweeps(self, x, eps: float):
-        """_sweeps' results for x [..., k, M] f64, the sweeps run on W0 x: W0 the eigenvectors (as rows) of the
-        f32 eigen kernel's x x^T, made orthogonal in f64 by a Newton-Schulz step, which turn x's rows nearly
-        orthogonal (W0 x x^T W0^T is nearly diagonal), so that the sweeps, which still make them orthogonal to
-        eps, have little left to rotate. The rotations returned are the sweeps' times W0."""
-        rank, f64 = len(build.shape(x)), build.element(x)
-        gram = lapack.product(x, x, rank - 1, rank - 1)
-        _, rows, _ = self.eigen(build.convert(gram, ir.F32Type.get()), vectors=True)
-        w0 = lapack.newton_schulz_step(build.convert(rows, f64))
+        """_sweeps' results for x [..., k, M] f64 (complex<f64>), the sweeps run on W0 x: W0 the eigenvectors'
+        conjugates (as rows) of the f32 eigen kernel's x x^H (the Hermitian kernel's), made orthogonal in f64
+        by a Newton-Schulz step, which turn x's rows nearly orthogonal (W0 x x^H W0^H is nearly diagonal), so
+        that the sweeps, which still make them orthogonal to eps, have little left to rotate. The rotations
+        returned are the sweeps' times W0."""
+        rank, wide = len(build.shape(x)), build.element(x)
+        gram = lapack.product(x, build.conjugate(x), rank - 1, rank - 1)
+        if isinstance(wide, ir.ComplexType):
+            _, rows, _ = self.hermitian_eigen(build.convert(gram, ir.ComplexType.get(ir.F32Type.get())), True)
+        else:
+            _, rows, _ = self.eigen(build.convert(gram, ir.F32Type.get()), vectors=True)
+        w0 = lapack.newton_schulz_step(build.convert(rows, wide))
         turned, rotations, converged = self._sweeps(lapack.product(w0, x, rank - 1, rank - 2), eps)
         return turned, lapack.product(rotations, w0, rank - 1, rank - 2), converged
 
     def _sweeps(self, x, eps: float):
-        """(x rotated, the rotations, converged) through the one-sided Jacobi kernel: x [..., k, M] f64, its
-        rows padded to whole vectors of f64 and the rotations' to k in them."""
+        """(x rotated, the rotations, converged) through the one-sided Jacobi kernel: x [..., k, M] f64 or
+        complex<f64> (rows of [re | im] halves), its rows padded to whole vectors of f64 and the rotations'
+        to k in them."""
         dims, lanes = build.shape(x), self.lanes // 2
-        rows, (batch, k, _) = self._padded_matrices(x, lanes=lanes)
+        batch, k, long = math.prod(dims[:-2]), dims[-2], dims[-1]
         m = _padded(k, 2 * JACOBI_PAIRS)  # zero rows: a round's pairs are taken JACOBI_PAIRS at a time
-        rows = build.pad(rows, build.splat(0, build.tensor([], build.element(x))), [(0, 0), (0, m - k), (0, 0)])
-        width, rot_width = build.shape(rows)[-1], _padded(k, lanes)
-        symbol = f"oxla_f64_one_sided_jacobi_{batch}x{k}x{dims[-1]}"
-        f64, i32 = build.element(x), ir.IntegerType.get_signless(32)
+        complex_rows = isinstance(build.element(x), ir.ComplexType)
+        f64, i32 = ir.F64Type.get(), ir.IntegerType.get_signless(32)
+        if complex_rows:
+            real = build.concatenate(list(build.complex_parts(x)), len(dims) - 1)
+            rows = self._halves_padded(real, [batch, k], _padded(long, lanes), f64)
+            rot_width = 2 * _padded(k, lanes)
+        else:
+            rows = self._padded_matrices(x, lanes=lanes)[0]
+            rot_width = _padded(k, lanes)
+        rows = build.pad(rows, build.splat(0, build.tensor([], f64)), [(0, 0), (0, m - k), (0, 0)])
+        width = build.shape(rows)[-1]
+        symbol = f"oxla_{'c128' if complex_rows else 'f64'}_one_sided_jacobi_{batch}x{k}x{long}"
         turned, rotations, info = self.call(
-            symbol, lambda: one_sided_jacobi_executable(symbol, batch, k, m, width, rot_width, lanes, eps), [rows],
-            [rows.type, build.tensor([batch, m, rot_width], f64), build.tensor([batch], i32)])
-        converged = build.compare(info, build.splat(0, info.type), "EQ", "SIGNED")
-        return (build.reshape(build.slice_to(turned, [batch, k, dims[-1]]), dims),
-                build.reshape(build.slice_to(rotations, [batch, k, k]), dims[:-1] + [k]),
-                build.reshape(converged, dims[:-2]))
-
-    def orthonormal_rows(self, candidates, count: int, companions=None) -> list:
-        """count orthonormal complex<f32> rows [..., count, n] chosen from the real candidates [..., r, 2n] (each
-        [p, q]: p + iq) by the selection kernel, sorted by where the ones taken stood; with `companions`
-        ([..., r, 2n']), also those the same steps make of theirs."""
-        rows, taken = self._selection(candidates, count, companions)
-        return lapack.sorted_last(build.convert(taken, ir.F32Type.get()), rows, "LT")[1]
-
-    def completed_rows(self, rows, keep, candidates):
-        """The complex<f32> rows [..., f, n] (orthonormal where keep [..., f] holds) with the others replaced,
-        in order, by the selection kernel's choice from the real candidates [..., r, 2n]: orthonormal rows."""
-        real = build.concatenate(list(build.complex_parts(rows)), len(build.shape(rows)) - 1)
-        flags = build.convert(keep, ir.IntegerType.get_signless(32))
-        return self._selection(candidates, build.shape(rows)[-2], given=(real, flags))[0][0]
-
-    def _selection(self, candidates, count: int, companions=None, given=None):
-        """The selection kernel's (rows [, companions' rows] as complex<f32>, taken [..., count] i32) on real
-        candidates [..., r, 2n] (f32 or f64; taken as f32), each complex row's halves padded to whole vectors."""
-        dims = build.shape(candidates)
-        batch_dims, r, n = dims[:-2], dims[-2], dims[-1] // 2
-        batch = math.prod(batch_dims)
-        half = _padded(n, self.lanes)
-        operands = [self._halves_padded(candidates, [batch, r], half)]
-        f32, i32 = ir.F32Type.get(), ir.IntegerType.get_signless(32)
-        results = [operands[0].type, build.tensor([batch, count, 2 * half], f32)]
-        companion_half = None
-        if companions is not None:
-            companion_n = build.shape(companions)[-1] // 2
-            companion_half = _padded(companion_n, self.lanes)
-            operands.append(self._halves_padded(companions, [batch, r], companion_half))
-            results.append(build.tensor([batch, count, 2 * companion_half], f32))
-        if given is not None:
-            operands += [self._halves_padded(given[0], [batch, count], half),
-                         build.reshape(given[1], [batch, count])]
-        results.append(build.tensor([batch, count], i32))
-        symbol = (f"oxla_f32_selection_{batch}x{r}x{count}x{n}" + (f"_with_{companion_n}" if companions is not None
-                                                                     else "") + ("_given" if given is not None else ""))
-        made = self.call(symbol, lambda: selection_executable(symbol, batch, r, count, half, self.lanes,
-                                                               companion_half, given is not None),
-                         operands, results)
-        rows = [_complex_from_halves(made[1], n, batch_dims + [count])]
-        if companions is not None:
-            rows.append(_complex_from_halves(made[2], companion_n, batch_dims + [count]))
-        return rows, build.reshape(made[-1], batch_dims + [count])
+            symbol, lambda: one_sided_jacobi_executable(symbol, batch, k, m, width, rot_width, lanes, eps,
+                                                        complex_rows),
+            [rows], [rows.type, build.tensor([batch, m, rot_width], f64), build.tensor([batch], i32)])
+        converged = build.reshape(build.compare(info, build.splat(0, info.type), "EQ", "SIGNED"), dims[:-2])
+        if complex_rows:
+            turned, rotations = (build.slice_to(r, [batch, k, build.shape(r)[-1]]) for r in (turned, rotations))
+            return (_complex_from_halves(turned, long, dims[:-1]), _complex_from_halves(rotations, k, dims[:-1]),
+                    converged)
+        return (build.reshape(build.slice_to(turned, [batch, k, long]), dims),
+                build.reshape(build.slice_to(rotations, [batch, k, k]), dims[:-1] + [k]), converged)
 
     @staticmethod
-    def _halves_padded(x, dims: list[int], half: int):
-        """Real rows [..., k, 2n] ([p, q]) as f32 [*dims, 2 half], each half zero padded to `half` columns."""
+    def _halves_padded(x, dims: list[int], half: int, element=None):
+        """Real rows [..., k, 2n] ([p, q]) as f32 (or `element`) [*dims, 2 half], each half zero padded to `half`
+        columns."""
         n = build.shape(x)[-1] // 2
-        x = build.reshape(build.convert(x, ir.F32Type.get()), dims + [2 * n])
-        zero = build.splat(0, build.tensor([], ir.F32Type.get()))
+        element = element or ir.F32Type.get()
+        x = build.reshape(build.convert(x, element), dims + [2 * n])
+        zero = build.splat(0, build.tensor([], element))
         halves = [build.pad(build.strided_slice(x, [0, 0, start], dims + [start + n], [1, 1, 1]), zero,
                             [(0, 0), (0, 0), (0, half - n)]) for start in (0, n)]
         return build.concatenate(halves, 2)
@@ -2700,41 +2599,14 @@ class _Kernels(KernelCalls):
         return _complex_from_halves(solved, k, dims[:-1])
 
 
-def _real_embedding(a):
-    """The real [[re a, -im a], [im a, re a]] of complex a [..., m, n]: x + iy mapped to [x; y] makes it act
-    as a does, so it has each of a's eigenvalues (a Hermitian) or singular values twice."""
-    rank = len(build.shape(a))
-    real, imaginary = build.complex_parts(a)
-    minus = build.one("stablehlo.negate", imaginary.type, imaginary)
-    halves = [build.concatenate([real, minus], rank - 1), build.concatenate([imaginary, real], rank - 1)]
-    return build.concatenate(halves, rank - 2)
-
-
-def _every_other(values, dim: int = -1):
-    """values [..., 2k, ...] -> [..., k, ...] along `dim`: the first of each pair, where they come in equal
-    pairs, in order."""
-    dims = build.shape(values)
-    strides = [1] * len(dims)
-    strides[dim] = 2
-    return build.strided_slice(values, [0] * len(dims), dims, strides)
-
-
 def _complex_from_halves(rows, n: int, dims: list[int]):
-    """f32 rows [batch, k, 2 half] of [p, q] halves (each padded to half) as complex<f32> p + iq [*dims, n]."""
+    """f32 (f64) rows [batch, k, 2 half] of [p, q] halves (each padded to half) as complex<f32> (complex<f64>)
+    p + iq [*dims, n]."""
     batch, k, width = build.shape(rows)
     parts = [build.strided_slice(rows, [0, 0, start], [batch, k, start + n], [1, 1, 1]) for start in (0, width // 2)]
-    made = build.one("stablehlo.complex", build.tensor([batch, k, n], ir.ComplexType.get(ir.F32Type.get())), *parts)
+    made = build.one("stablehlo.complex", build.tensor([batch, k, n], ir.ComplexType.get(build.element(rows))),
+                     *parts)
     return build.reshape(made, dims + [n])
-
-
-def _complex_rows(rows):
-    """Real rows [..., r, 2n] as complex<f32> rows [..., r, n]: [p, q] -> p + iq."""
-    dims = build.shape(rows)
-    n = dims[-1] // 2
-    halves = [build.strided_slice(rows, [0] * (len(dims) - 1) + [start], dims[:-1] + [start + n], [1] * len(dims))
-              for start in (0, n)]
-    return build.one("stablehlo.complex", build.tensor(dims[:-1] + [n], ir.ComplexType.get(build.element(rows))),
-                     *halves)
 
 
 def _kernel_matrix(value, element: str = "f32", most: int = MAX_ROWS) -> bool:
@@ -2750,7 +2622,7 @@ _ROUTINES = ("potrf", "getrf", "trsm", "geqrf", "orgqr", "syevd", "gesdd")  # an
 def _kernel_root(op) -> bool:
     """Whether the kernels take `op`: stablehlo.cholesky or triangular_solve, or a potrf, getrf, geqrf, orgqr,
     trsm, syevd or gesdd call, of f32 matrices, or a potrf, getrf, geqrf, ungqr, trsm, heevd or gesdd call of
-    complex<f32> ones (gesdd with vectors through the real embedding: of at most MAX_ROWS / 2 rows and columns)."""
+    complex<f32> ones."""
     if op.name == "stablehlo.cholesky":
         return _kernel_matrix(op.operands[0]) or _kernel_matrix(op.operands[0], "complex<f32>")
     if op.name == "stablehlo.triangular_solve":
@@ -2762,12 +2634,8 @@ def _kernel_root(op) -> bool:
     if name in ("potrf", "getrf", "trsm", "geqrf", "ungqr") and _kernel_matrix(op.operands[0], "complex<f32>"):
         matrices = op.operands[:1] if name == "ungqr" else op.operands  # the complex kernels; ungqr's tau a vector
         return lapack.fits(op, lapack.ROUTINES[name]) and all(_kernel_matrix(v, "complex<f32>") for v in matrices)
-    if name == "heevd":
-        return lapack.fits(op, lapack.ROUTINES[name]) and _kernel_matrix(op.operands[0], "complex<f32>")
-    if name == "gesdd" and _kernel_matrix(op.operands[0], "complex<f32>"):  # with vectors, through the embedding
-        values_only = lapack.call_config(op).get("mode", ord("A")) == ord("N")
-        return lapack.fits(op, lapack.ROUTINES[name]) and (values_only or _kernel_matrix(op.operands[0],
-                                                                                         "complex<f32>", MAX_ROWS // 2))
+    if name in ("heevd", "gesdd") and _kernel_matrix(op.operands[0], "complex<f32>"):
+        return lapack.fits(op, lapack.ROUTINES[name])
     return (name in _ROUTINES and lapack.fits(op, lapack.ROUTINES[name])
             and all(_kernel_matrix(v) for v in matrices))
 
@@ -2790,8 +2658,6 @@ def _rewrite(op, kernels: _Kernels) -> None:
         build.replace(op, lambda call: lapack.syevd(call, config, kernels.hermitian_eigen, ascending=True))
     elif routine == "gesdd" and config.get("mode", ord("A")) == ord("N"):
         build.replace(op, kernels.singular_values)
-    elif routine == "gesdd" and isinstance(build.element(op.operands[0]), ir.ComplexType):
-        build.replace(op, lambda call: kernels.complex_svd(call, config))
     elif routine == "gesdd":
         build.replace(op, lambda call: lapack.gesdd(call, config, kernels.one_sided_sweeps,
                                                      (kernels.householder_qr, kernels.householder_q)))
@@ -2804,7 +2670,7 @@ def _rewrite(op, kernels: _Kernels) -> None:
 
 @register_pass
 class LapackKernels(Pass):
-    """Runs potrf, getrf, geqrf, orgqr, trsm, syevd, gesdd, stablehlo.cholesky and triangular_solve of f32 matrices, and potrf, getrf, geqrf, ungqr, trsm, heevd, gesdd without vectors, stablehlo.cholesky and triangular_solve of complex<f32> ones, as one CPU dispatch each, and gesdd with vectors of complex<f32> ones through their real embedding."""
+    """Runs potrf, getrf, geqrf, orgqr, trsm, syevd, gesdd, stablehlo.cholesky and triangular_solve of f32 matrices, and potrf, getrf, geqrf, ungqr, trsm, heevd, gesdd, stablehlo.cholesky and triangular_solve of complex<f32> ones, as one CPU dispatch each (an SVD with vectors a few)."""
 
     name = "oxla-llvmcpu-lapack-kernels"
     anchor = "builtin.module"

@@ -51,7 +51,7 @@
 // CHECK-NEXT:   --oxla-llvmcpu-elementwise-steps{{ +}}- Steps element-wise dispatches two vectors at a time, gathers four, on CPUs under 16 lanes (AVX2).
 // CHECK-NEXT:   --oxla-llvmcpu-gemv-reductions{{ +}}- Runs matrix-vector products of a run-time matrix as reductions, without data tiling's pack.
 // CHECK-NEXT:   --oxla-llvmcpu-grouped-convolution-taps{{ +}}- Runs the grouped convolutions the split leaves as one channel reduction per kernel tap, which IREE vectorizes.
-// CHECK-NEXT:   --oxla-llvmcpu-lapack-kernels{{ +}}- Runs potrf, getrf, geqrf, orgqr, trsm, syevd, gesdd, stablehlo.cholesky and triangular_solve of f32 matrices, and potrf, getrf, geqrf, ungqr, trsm, heevd, gesdd without vectors, stablehlo.cholesky and triangular_solve of complex<f32> ones, as one CPU dispatch each, and gesdd with vectors of complex<f32> ones through their real embedding.
+// CHECK-NEXT:   --oxla-llvmcpu-lapack-kernels{{ +}}- Runs potrf, getrf, geqrf, orgqr, trsm, syevd, gesdd, stablehlo.cholesky and triangular_solve of f32 matrices, and potrf, getrf, geqrf, ungqr, trsm, heevd, gesdd, stablehlo.cholesky and triangular_solve of complex<f32> ones, as one CPU dispatch each (an SVD with vectors a few).
 // CHECK-NEXT:   --oxla-llvmcpu-matmul-kernel{{ +}}- Runs large matmuls and NHWC convolutions through oxla's own dispatch (AVX-512: 8x32 tiles; AVX2: 6x16, 4x16).
 // CHECK-NEXT:       min-multiply-adds=<int> (default 8388608) - leave smaller matmuls to IREE, whose dispatches fuse their producers and consumers
 // CHECK-NEXT:   --oxla-llvmcpu-mmt4d-register-tiles{{ +}}- Steps data-tiled f32 matmuls through 8 rows of two column tiles (10 loads per 16 FMAs, not 17).
