@@ -308,7 +308,6 @@ def test_complex_householder_qr_and_q_match_numpy_which_calls_lapack(shape, chip
     _assert_qr(a, reflectors, tau, q)
 
 
-
 def test_complex_householder_qr_of_entries_near_the_largest_f32():
     """1 / (alpha - beta), which scales a reflector's entries, is below f32's normal range there (it is formed
     and applied in f64)."""
@@ -316,6 +315,7 @@ def test_complex_householder_qr_of_entries_near_the_largest_f32():
     a = ((rng.standard_normal((6, 4)) + 1j * rng.standard_normal((6, 4))) * 3e37).astype(np.complex64)
     reflectors, tau, q = _run(_qr(a.shape, "complex<f32>"), a)
     _assert_qr(a, reflectors, tau, q)
+
 
 def _trsm(a_shape, b_shape, side, uplo, trans, diag, element: str = "f32") -> str:
     config = ", ".join(f"{k} = {ord(v)} : ui8" for k, v in

@@ -889,24 +889,13 @@ def _eps(x) -> float:
 
 
 def newton_schulz_step(rows):
-    """rows [..., k, n] nearer orthonormal: (3/2 I - 1/2 G) r, G = r r^H, which squares their distance from it
-    (each entry of G from the identity's) where that is below 1."""
-    return _newton_schulz(rows, _gram_less_identity(rows))
-
-
-def _gram_less_identity(rows):
-    """r r^H - I for rows r [..., k, n]."""
+    """rows r [..., k, n] nearer orthonormal: r - 1/2 (G - I) r = (3/2 I - 1/2 G) r, G = r r^H, which squares
+    their distance from it (each entry of G from the identity's) where that is below 1."""
     rank = len(build.shape(rows))
     gram = product(rows, build.conjugate(rows), rank - 1, rank - 1)
-    return _binary("subtract", gram, _as_element(build.convert(_on_diagonal(build.shape(gram)), _real_type(rows)),
-                                                 rows))
-
-
-def _newton_schulz(rows, off):
-    """r - 1/2 (r r^H - I) r, given `off` = r r^H - I."""
-    rank = len(build.shape(rows))
-    return _binary("subtract", rows, product(_binary("multiply", off, build.splat(0.5, off.type)), rows, rank - 1,
-                                             rank - 2))
+    identity = _as_element(build.convert(_on_diagonal(build.shape(gram)), _real_type(rows)), rows)
+    half_off = _binary("multiply", _binary("subtract", gram, identity), build.splat(0.5, gram.type))
+    return _binary("subtract", rows, product(half_off, rows, rank - 1, rank - 2))
 
 
 def sorted_last(values, rows: list, direction: str):

@@ -287,6 +287,13 @@ def _complex_entry(name: str, at: str, column: str, memref: str) -> list[str]:
             f"%{name}i = memref.load %out[%b, {at}, %{name}q] : {memref}"]
 
 
+def _complex_nonzero(name: str, value: tuple[str, str]) -> list[str]:
+    """Lines defining %{name}: whether the complex `value` (f32 parts) is not zero."""
+    return [f"%{name}_r = arith.cmpf une, {value[0]}, %zero : f32",
+            f"%{name}_i = arith.cmpf une, {value[1]}, %zero : f32",
+            f"%{name} = arith.ori %{name}_r, %{name}_i : i1"]
+
+
 def _scaled_entry(name: str, at: str, column: str, memref: str, scale: tuple[str, str]) -> list[str]:
     """Lines making complex entry (at, column) of matrix %b of %out (see _complex_entry) that times `scale`
     (f64 parts), in f64."""
@@ -1054,6 +1061,17 @@ def _rank_two_update(rows: list[str], scratch: str, layout: _Layout) -> list[str
     ]
 
 
+def _tridiagonal_step(memref: str, diag: str) -> list[str]:
+    """Lines opening a reduction to tridiagonal form's loop over the columns j (%j1, %j2: j + 1, j + 2), and
+    storing the diagonal entry j (the real part of a complex one: a row's first half) in %d as f64."""
+    return ["scf.for %j = %c0 to %last step %c1 {",
+            "%j1 = arith.addi %j, %c1 : index",
+            "%j2 = arith.addi %j, %c2 : index",
+            f"%dj = memref.load %out[%b, %j, %j] : {memref}",
+            "%dj64 = arith.extf %dj : f32 to f64",
+            f"memref.store %dj64, %d[%b, %j] : {diag}"]
+
+
 def _tridiagonal(layout: _Layout, diag: str, scratch: str, taus: str | None) -> list[str]:
     """Lines reducing matrix %b of %out (symmetric, both triangles held) to tridiagonal form by Householder
     reflectors from both sides, as LAPACK's sytd2 for a lower triangle orders the work: for each column j,
@@ -1063,12 +1081,7 @@ def _tridiagonal(layout: _Layout, diag: str, scratch: str, taus: str | None) -> 
     reflector j, and %taus (of type `taus`, where given) its tau."""
     memref, vector, row = layout.memref, layout.vector, scratch
     return [
-        "scf.for %j = %c0 to %last step %c1 {",
-        "%j1 = arith.addi %j, %c1 : index",
-        "%j2 = arith.addi %j, %c2 : index",
-        f"%dj = memref.load %out[%b, %j, %j] : {memref}",
-        "%dj64 = arith.extf %dj : f32 to f64",
-        f"memref.store %dj64, %d[%b, %j] : {diag}",
+        *_tridiagonal_step(memref, diag),
         *_row_reflector("", memref),
         "%made64 = arith.extf %made : f32 to f64",
         f"memref.store %made64, %e[%b, %j] : {diag}",
@@ -1539,20 +1552,13 @@ def _hermitian_tridiagonal(memref: str, vector: str, diag: str, taus: str, scrat
         return lines
 
     return [
-        "scf.for %j = %c0 to %last step %c1 {",
-        "%j1 = arith.addi %j, %c1 : index",
-        "%j2 = arith.addi %j, %c2 : index",
-        f"%dj = memref.load %out[%b, %j, %j] : {memref}",
-        "%dj64 = arith.extf %dj : f32 to f64",
-        f"memref.store %dj64, %d[%b, %j] : {diag}",
+        *_tridiagonal_step(memref, diag),
         *_complex_row_reflector("h", memref),
         "%made64 = arith.extf %hmadr : f32 to f64",
         f"memref.store %made64, %e[%b, %j] : {diag}",
         f"memref.store %htaur, %taus[%j, %c0] : {taus}",
         f"memref.store %htaui, %taus[%j, %c1] : {taus}",
-        "%reflect_r = arith.cmpf une, %htaur, %zero : f32",
-        "%reflect_i = arith.cmpf une, %htaui, %zero : f32",
-        "%reflect = arith.ori %reflect_r, %reflect_i : i1",
+        *_complex_nonzero("reflect", ("%htaur", "%htaui")),
         "scf.if %reflect {",
         *_vector_start("s", "%j1"),
         "scf.for %c = %c0 to %width step %lanes {",
@@ -1607,9 +1613,7 @@ def _hermitian_reflectors_adjoint(memref: str, vector: str, taus: str) -> list[s
         "%j = arith.subi %jr, %c1 : index",
         f"%taur = memref.load %taus[%j, %c0] : {taus}",
         f"%taui = memref.load %taus[%j, %c1] : {taus}",
-        "%reflect_r = arith.cmpf une, %taur, %zero : f32",
-        "%reflect_i = arith.cmpf une, %taui, %zero : f32",
-        "%reflect = arith.ori %reflect_r, %reflect_i : i1",
+        *_complex_nonzero("reflect", ("%taur", "%taui")),
         "scf.if %reflect {",
         "%ctaui = arith.negf %taui : f32",
         *_vector_start("s", "%jr"),
@@ -1768,9 +1772,7 @@ def _complex_bidiagonal(memref: str, vector: str, lanes: int, diag: str, scratch
         "%right = arith.cmpi ult, %j1, %n : index",
         "%ej = scf.if %right -> (f64) {",
         *_complex_row_reflector("r", memref),
-        "%rreflect_r = arith.cmpf une, %rtaur, %zero : f32",
-        "%rreflect_i = arith.cmpf une, %rtaui, %zero : f32",
-        "%rreflect = arith.ori %rreflect_r, %rreflect_i : i1",
+        *_complex_nonzero("rreflect", ("%rtaur", "%rtaui")),
         "scf.if %rreflect {",
         *_vector_start("s", "%j1"),
         "scf.for %i = %j1 to %m step %c1 {",
@@ -1948,8 +1950,8 @@ def _pair_sums(rows: _Layout, complex_rows: bool) -> list[str]:
                   f"%a{u + 2} = vector.fma %x{pair}ir, %x{pair}jr, %p{u + 2} : {vector}",
                   f"%q{u + 2} = vector.fma %x{pair}ii, %x{pair}ji, %a{u + 2} : {vector}",
                   f"%a{u + 3} = vector.fma %x{pair}ir, %x{pair}ji, %p{u + 3} : {vector}",
-                  f"%b{u + 3} = arith.mulf %x{pair}ii, %x{pair}jr : {vector}",
-                  f"%q{u + 3} = arith.subf %a{u + 3}, %b{u + 3} : {vector}"]
+                  f"%cross{u} = arith.mulf %x{pair}ii, %x{pair}jr : {vector}",
+                  f"%q{u + 3} = arith.subf %a{u + 3}, %cross{u} : {vector}"]
     lines += [f"scf.yield {', '.join(f'%q{u}' for u in range(count))} : {types}", "}"]
     for n, pair in enumerate(_PAIRS):
         lines += [f"%{name}{pair} = vector.reduction <add>, %sums#{len(names) * n + u} : {vector} into f64"
