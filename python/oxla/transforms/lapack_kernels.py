@@ -76,8 +76,9 @@ values of f32[256,64] 16.1 -> 0.28 ms (XLA 0.33; 0.25 since).
   complex reflectors (chetd2's: zlarfg's, each making the subdiagonal entry
   real, applied from both sides as A - v w^H - w v^H), the same QL, its
   rotations turning the rows of Q^H into the eigenvectors' conjugates.
-  jnp.linalg.eigh of c64[64,64] 1.08 -> 0.27 ms (XLA 0.51-0.76), eigvalsh
-  0.44 -> 0.17 ms (XLA 0.48-0.49), where the f32 kernel ran on the real
+  jnp.linalg.eigh of c64[64,64] on an AVX2 Zen 3 1.08 -> 0.27 ms (XLA
+  0.51-0.76), eigvalsh 0.44 -> 0.17 ms (XLA 0.48-0.49), where the f32
+  kernel ran on the real
   [[re h, -im h], [im h, re h]] (twice the side: twice the reduction's
   flops, four times the rotations, and a selection of n eigenvectors from
   its 2n where an eigenvalue repeats).
@@ -93,8 +94,8 @@ values of f32[256,64] 16.1 -> 0.28 ms (XLA 0.33; 0.25 since).
   rows held as [re | im] halves, the reduction by complex reflectors
   (zgebd2's: each column's applied as H^H from the left, each row's from
   the right, both making their entry of B real):
-  jnp.linalg.svd(compute_uv=False) of c64[128,64] 0.86 -> 0.34 ms (XLA
-  0.50), where the f32 kernel ran on the real [[re a, -im a], [im a, re a]]
+  jnp.linalg.svd(compute_uv=False) of c64[128,64] on an AVX2 Zen 3 0.86 ->
+  0.34 ms (XLA 0.50), where the f32 kernel ran on the real [[re a, -im a], [im a, re a]]
   (79.0 ms before either, as Jacobi loops); over random c64 matrices (sizes
   1-69, scales 1e-3 to 1e3, rank deficient, repeated columns) within
   1.6e-7 of the largest value of LAPACK's f64 values, XLA's (cgesdd) within
@@ -121,7 +122,7 @@ values of f32[256,64] 16.1 -> 0.28 ms (XLA 0.33; 0.25 since).
   Newton-Schulz step), which leaves them nearly orthogonal, so the sweeps
   rotate little and stop after one or two where they took eight or nine;
   the rotations given back are the sweeps' times W0. pinv of f32[256,64]
-  1.10 -> 0.80 ms (XLA 0.89-0.94 in that run).
+  on an AVX2 Zen 3 1.10 -> 0.80 ms (XLA 0.89-0.94 in that run).
 - Singular values and vectors of complex<f32> matrices (gesdd in modes 'S'
   and 'A') the same way, the rows complex<f64> held as [re | im] halves:
   each pair's product g = conj(r_i) . r_j is made real by turning r_j by
@@ -132,7 +133,7 @@ values of f32[256,64] 16.1 -> 0.28 ms (XLA 0.33; 0.25 since).
   c64[128,64]: 28.6 -> 5.2 ms (XLA 0.92) through the f32 kernels on the
   real [[re a, -im a], [im a, re a]] (2n rows, every other vector of it
   taken, or a Gram-Schmidt selection of n from 2n where values repeat),
-  2.04 -> 1.28 ms (XLA 1.19-1.39 in that run) since; over random c64
+  2.04 -> 1.28 ms on an AVX2 Zen 3 (XLA 1.19-1.39 in that run) since; over random c64
   matrices (sizes 1-40, rank deficient, repeated values, both modes) |a -
   U S V^H| within 1.3e-7 of |a|, U and V within 4.8e-7 of unitary, the
   values within 6.1e-8; XLA's (cgesdd) 3.4e-7, 1.3e-6, 7.5e-7.
