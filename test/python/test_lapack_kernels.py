@@ -529,6 +529,20 @@ def test_heevd_runs_the_hermitian_kernel(name, mode):
     _assert_eigen(hermitian, values, vectors if mode == "V" else None, info)
 
 
+@pytest.mark.parametrize("chip", CHIPS[1:])
+def test_complex_eigen_and_svd_kernels_on_narrower_vectors(chip):
+    """The Hermitian, complex bidiagonal and complex Jacobi kernels where a row's halves are padded to vectors
+    of 8 and 4 f32 lanes (rows of 21 and 13 columns: neither a whole number of them)."""
+    hermitian = _hermitian_case("batched-tail").astype(np.complex64)
+    vectors, values, info = _run(_heevd(hermitian.shape, "V"), hermitian, chip=chip)
+    _assert_eigen(hermitian, values, vectors, info)
+    a, mode = _complex_svd_case("batched-tail")
+    _, values, u, vt, info = _run(_gesdd(a.shape, mode, "complex<f32>"), a, chip=chip)
+    _assert_svd(a.astype(np.complex128), values, u, vt, info)
+    _, values, _, _, info = _run(_gesdd(a.shape, "N", "complex<f32>"), a, chip=chip)
+    _assert_singular_values(a.astype(np.complex128), values, info)
+
+
 def test_heevd_counts_what_does_not_converge_and_finishes():
     hermitian = _hermitian_case("nan").astype(np.complex64)
     vectors, values, info = _run(_heevd(hermitian.shape, "V"), hermitian)
