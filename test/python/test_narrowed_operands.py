@@ -32,6 +32,16 @@ def _errors(got, a, q, scale=1.0):
     return [float(np.abs(np.asarray(got)[i] - want[i]).max()) for i in range(len(want))]
 
 
+def _host_has_avx512() -> bool:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            return " avx512f" in f.read()
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not _host_has_avx512(), reason="IREE's miscompile shows in AVX-512 code: on an AVX2 Zen 3 "
+                    "both matrices come out right (errors 1.4e-6 and 9.5e-7), and AVX-512 code cannot run there")
 def test_iree_alone_gets_the_second_matrix_wrong():
     """Why the pass exists: plain iree-compile with f64 kept and data tiling (oxla's llvm-cpu defaults)."""
     compiler = pytest.importorskip("iree.compiler")

@@ -1075,8 +1075,8 @@ CONSTRUCTS: tuple[Construct, ...] = (
               "jnp.linalg and jax.scipy.linalg on CPU (solve, inv, det, cholesky, qr, eigh, svd, pinv, lstsq, lu, "
               "solve_triangular, hessenberg, ...; eigh of symmetric and Hermitian matrices, svd of real and "
               "complex ones): rewritten as StableHLO loops by oxla-legalize-lapack-calls when compiled (f32 potrf, "
-              "getrf, geqrf, orgqr, trsm, syevd and gesdd, and values-only c64 heevd, on llvm-cpu as one "
-              "dispatch each, oxla-llvmcpu-lapack-kernels)"),
+              "getrf, geqrf, orgqr, trsm, syevd and gesdd, and c64 potrf, getrf, geqrf, ungqr, trsm, heevd and "
+              "gesdd, on llvm-cpu as one dispatch each or a few, oxla-llvmcpu-lapack-kernels)"),
     Construct("stablehlo.custom_call @<other targets>", "unsupported",
               "platform kernels (the other lapack_* routines: eig, schur, ...; cu*, hipsolver*, ...) "
               "and host callbacks"),
