@@ -1073,6 +1073,15 @@ def _tridiagonal_step(memref: str, diag: str) -> list[str]:
             f"memref.store %dj64, %d[%b, %j] : {diag}"]
 
 
+def _tridiagonal_end(memref: str, diag: str) -> list[str]:
+    """Lines storing, after a reduction to tridiagonal form's loop, its last diagonal entry (a real part) in %d
+    as f64, and 0 as the last subdiagonal one in %e."""
+    return [f"%d_last = memref.load %out[%b, %last, %last] : {memref}",
+            "%d_last64 = arith.extf %d_last : f32 to f64",
+            f"memref.store %d_last64, %d[%b, %last] : {diag}",
+            f"memref.store %zero64, %e[%b, %last] : {diag}"]
+
+
 def _tridiagonal(layout: _Layout, diag: str, scratch: str, taus: str | None) -> list[str]:
     """Lines reducing matrix %b of %out (symmetric, both triangles held) to tridiagonal form by Householder
     reflectors from both sides, as LAPACK's sytd2 for a lower triangle orders the work: for each column j,
@@ -1113,10 +1122,7 @@ def _tridiagonal(layout: _Layout, diag: str, scratch: str, taus: str | None) -> 
         *_in_groups("u", "%j1", "%n", lambda rows: _rank_two_update(rows, row, layout)),
         "}",
         "}",
-        f"%d_last = memref.load %out[%b, %last, %last] : {memref}",
-        "%d_last64 = arith.extf %d_last : f32 to f64",
-        f"memref.store %d_last64, %d[%b, %last] : {diag}",
-        f"memref.store %zero64, %e[%b, %last] : {diag}",
+        *_tridiagonal_end(memref, diag),
     ]
 
 
@@ -1585,10 +1591,7 @@ def _hermitian_tridiagonal(memref: str, vector: str, diag: str, taus: str, scrat
         "}",
         "}",
         "}",
-        f"%d_last = memref.load %out[%b, %last, %last] : {memref}",
-        "%d_last64 = arith.extf %d_last : f32 to f64",
-        f"memref.store %d_last64, %d[%b, %last] : {diag}",
-        f"memref.store %zero64, %e[%b, %last] : {diag}",
+        *_tridiagonal_end(memref, diag),
     ]
 
 
