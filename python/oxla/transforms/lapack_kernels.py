@@ -1668,18 +1668,28 @@ def _bidiagonal(layout: _Layout, diag: str, scratch: str) -> list[str]:
         "%j2 = arith.addi %j, %c2 : index",
         *_column_reflector("l", memref),
         *_reflection("lh", "%j", f"memref.load %out[%b, {{i}}, %j] : {memref}", "%ltau", "%j1", layout, scratch),
-        "%lmade64 = arith.extf %lmade : f32 to f64",
+        *_bidiagonal_entries(diag, "%lmade", "%rmade", [
+            *_row_reflector("r", memref),
+            "%rreflect = arith.cmpf une, %rtau, %zero : f32",
+            "scf.if %rreflect {",
+            "%nrtau = arith.negf %rtau : f32",
+            *_vector_start("s", "%j1"),
+            *_in_groups("g", "%j1", "%m", lambda rows: _reflected_rows("%out", rows, "%nrtau", layout)),
+            "}"]),
+    ]
+
+
+def _bidiagonal_entries(diag: str, column_made: str, row_made: str, row_reflection: list[str]) -> list[str]:
+    """Lines ending a bidiagonal reduction's column j: its reflector's beta `column_made` (f32) into %d, then,
+    but for the last column, `row_reflection` (row j's reflector made and applied, in a branch) and its beta
+    `row_made` into %e (0 for the last column; f64 memrefs of type `diag`)."""
+    return [
+        f"%lmade64 = arith.extf {column_made} : f32 to f64",
         f"memref.store %lmade64, %d[%b, %j] : {diag}",
         "%right = arith.cmpi ult, %j1, %n : index",
         "%ej = scf.if %right -> (f64) {",
-        *_row_reflector("r", memref),
-        "%rreflect = arith.cmpf une, %rtau, %zero : f32",
-        "scf.if %rreflect {",
-        "%nrtau = arith.negf %rtau : f32",
-        *_vector_start("s", "%j1"),
-        *_in_groups("g", "%j1", "%m", lambda rows: _reflected_rows("%out", rows, "%nrtau", layout)),
-        "}",
-        "%rmade64 = arith.extf %rmade : f32 to f64",
+        *row_reflection,
+        f"%rmade64 = arith.extf {row_made} : f32 to f64",
         "scf.yield %rmade64 : f64",
         "} else {",
         "scf.yield %zero64 : f64",
@@ -1771,25 +1781,15 @@ def _complex_bidiagonal(memref: str, vector: str, lanes: int, diag: str, scratch
         "}",
         "%cltaui = arith.negf %ltaui : f32",
         *_complex_reflection("lh", "%j", "out", "%j", ("%ltaur", "%cltaui"), "%j1", memref, vector, lanes, scratch),
-        "%lmade64 = arith.extf %lmadr : f32 to f64",
-        f"memref.store %lmade64, %d[%b, %j] : {diag}",
-        "%right = arith.cmpi ult, %j1, %n : index",
-        "%ej = scf.if %right -> (f64) {",
-        *_complex_row_reflector("r", memref),
-        *_complex_nonzero("rreflect", ("%rtaur", "%rtaui")),
-        "scf.if %rreflect {",
-        *_vector_start("s", "%j1"),
-        "scf.for %i = %j1 to %m step %c1 {",
-        *_complex_reflected_rows(rows, ("%rtaur", "%rtaui"), memref, vector),
-        "}",
-        "}",
-        "%rmade64 = arith.extf %rmadr : f32 to f64",
-        "scf.yield %rmade64 : f64",
-        "} else {",
-        "scf.yield %zero64 : f64",
-        "}",
-        f"memref.store %ej, %e[%b, %j] : {diag}",
-        "}",
+        *_bidiagonal_entries(diag, "%lmadr", "%rmadr", [
+            *_complex_row_reflector("r", memref),
+            *_complex_nonzero("rreflect", ("%rtaur", "%rtaui")),
+            "scf.if %rreflect {",
+            *_vector_start("s", "%j1"),
+            "scf.for %i = %j1 to %m step %c1 {",
+            *_complex_reflected_rows(rows, ("%rtaur", "%rtaui"), memref, vector),
+            "}",
+            "}"]),
     ]
 
 
