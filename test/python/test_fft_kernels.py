@@ -145,3 +145,14 @@ def test_blocks_and_scratch():
     assert (long.block(), long.local(), long.scratch_results()) == (64, False, 1)
     assert _kernel(8, 256, 256, [4, 4, 4, 4], "pairs").scratch_results() == 2
     assert _kernel(8, 256, 256, [256]).scratch_results() == 0  # one stage writes the result only
+
+
+def test_only_a_row_ends_vector_is_stored_through_a_mask():
+    """Results whose rows (33) end within a vector store whole vectors unmasked and mask the last one only:
+    one masked and one plain store per result row and part of the last stage (radix 4)."""
+    kernel = fft_kernels.Kernel(2, 64, 40, 33, 40, 8, [4, 4, 4], -1, 1.0, "planes", 120, False,
+                                "planes")
+    text = fft_kernels.stages_executable(kernel.symbol(), kernel)
+    last = text[text.rindex("scf.for %e2"):]
+    assert last.count("vector.transfer_write") == 8 and last.count("vector.store") == 8
+    assert last.index("vector.store") < last.index("} else {") < last.index("vector.transfer_write")
