@@ -17,9 +17,13 @@ CASES = [
     # first) by the fused four-step kernel of the rows of 128 (16 x 8), which writes pairs
     ("fft2_96x128", "FFT", (2, 96, 128), [96, 128], np.fft.fft2, np.complex64),
     ("ifft2_96x128", "IFFT", (2, 96, 128), [96, 128], np.fft.ifft2, np.complex64),
-    # rows of 1000 (125 x 8, not fused) read from the planes of the axis before over whole rows, parts first
+    # rows of 1000 (125 x 8, fused: the rows' stages in a run of 128, their last vector stored through masks)
+    # read from the planes of the axis before over whole rows, parts first
     ("fft2_64x1000", "FFT", (2, 64, 1000), [64, 1000], np.fft.fft2, np.complex64),
-    # radices 5 (1000 = 4 2 5 5 5) and 7, 11, 13 (1001 = 7 x 143: a columns' kernel of one stage)
+    # rows of 2048 (32 x 64, too long to fuse) read so by the columns' kernel
+    ("fft2_64x2048", "FFT", (2, 64, 2048), [64, 2048], np.fft.fft2, np.complex64),
+    # radices 5 (1000 = 4 2 5 5 5; fused, 125 x 8) and 7, 11, 13 (1001 = 7 x 143: a columns' kernel of one
+    # stage)
     ("fft_1000", "FFT", (3, 1000), [1000], np.fft.fft, np.complex64),
     ("fft_1001", "FFT", (2, 1001), [1001], np.fft.fft, np.complex64),
     # an odd real transform: its columns read from real values (81 = 9 x 9)
@@ -58,7 +62,7 @@ CASES = [
 # looks for are those of 16-lane kernels.
 WIDEST = "x86-64-v4"
 # chips whose vectors are 64, 32 and 16 bytes; the narrower two on the cases named here
-NARROW = ["fft2_96x128", "fft_1001", "rfft2_64x80", "fft2_64x12", "rfft_1024", "irfft2_64x256", "fft_1024"]
+NARROW = ["fft2_96x128", "fft_1000", "fft_1001", "rfft2_64x80", "fft2_64x12", "rfft_1024", "irfft2_64x256", "fft_1024"]
 
 
 def _params():
@@ -156,3 +160,12 @@ def test_only_a_row_ends_vector_is_stored_through_a_mask():
     last = text[text.rindex("scf.for %e2"):]
     assert last.count("vector.transfer_write") == 8 and last.count("vector.store") == 8
     assert last.index("vector.store") < last.index("} else {") < last.index("vector.transfer_write")
+
+
+def test_fused_width():
+    """The fused kernel's vectors run along n2; n1 is padded to whole vectors; both planes fit 24 KiB."""
+    assert fft_kernels.fused_width(16, 8, 16) == 8
+    assert fft_kernels.fused_width(125, 8, 16) == 8  # 125 padded to 128
+    assert fft_kernels.fused_width(125, 8, 4) == 4
+    assert fft_kernels.fused_width(8, 125, 16) is None  # no vector of 8 divides n2
+    assert fft_kernels.fused_width(125, 16, 16) is None  # 2 x 128 x 16 complex values: 32 KiB

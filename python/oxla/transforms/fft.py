@@ -532,8 +532,8 @@ def _fused_four_step(kernels: KernelCalls, x, lead: int, n1: int, n2: int, sign:
     middle = sum(len(t) for t in twiddles)
     result = "pairs" if pairs else "parts_first"
     columns = fft_kernels.Kernel(lead, n1, n2, n2, n2, width, _radices(n1), sign, 1.0, layout, middle, True, "planes")
-    rows = fft_kernels.Kernel(lead, n2, n1, n1, n1, width, _radices(n2), sign, scale, "planes", len(table), False,
-                              result)
+    rows = fft_kernels.Kernel(lead, n2, n1, n1, fft_kernels.padded(n1, width), width, _radices(n2), sign, scale,
+                              "planes", len(table), False, result)
     symbol = fft_kernels.fused_symbol(columns, rows)
     shape_out = [lead, n2, n1, 2] if pairs else [lead, 2, n2, n1]
     (out,) = kernels.call(symbol, lambda: fft_kernels.fused_four_step_executable(symbol, columns, rows),

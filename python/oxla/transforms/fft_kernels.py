@@ -121,7 +121,12 @@ def vector_width(trail: int, lanes: int) -> tuple[int, int]:
     width = min(lanes, trail & -trail)
     if width >= min(8, lanes):
         return width, trail
-    return lanes, -(-trail // lanes) * lanes
+    return lanes, padded(trail, lanes)
+
+
+def padded(n: int, width: int) -> int:
+    """n rounded up to whole vectors of `width`."""
+    return -(-n // width) * width
 
 
 def _leads_together(lead: int, elements: int) -> int:
@@ -546,10 +551,10 @@ _FUSED_BYTES = 24576  # the most the two planes of a row take on a workgroup's s
 
 def fused_width(n1: int, n2: int, lanes: int) -> int | None:
     """The vector width of the fused four-step kernel for n1 x n2: the widest power of two up to `lanes`
-    dividing both (the transpose's blocks are square), where that is at least 8 (or lanes) and two planes
-    of n1 n2 fit _FUSED_BYTES; else None."""
-    width = min(lanes, n1 & -n1, n2 & -n2)
-    return width if width >= min(8, lanes) and 2 * n1 * n2 * 2 * 4 <= _FUSED_BYTES else None
+    dividing n2 (the columns' stages run along n2), where that is at least 8 (or lanes) and two planes of
+    n2 rows of n1 padded to whole vectors fit _FUSED_BYTES; else None."""
+    width = min(lanes, n2 & -n2)
+    return width if width >= min(8, lanes) and 2 * padded(n1, width) * n2 * 2 * 4 <= _FUSED_BYTES else None
 
 
 def _block_transposed(lines: _Lines, vectors: list[str]) -> list[str]:
@@ -597,20 +602,23 @@ def fused_symbol(columns: Kernel, rows: Kernel) -> str:
 
 def fused_four_step_executable(symbol: str, columns: Kernel, rows: Kernel) -> str:
     """The fused four-step kernel of a row kernel `columns` (n1 along [lead, n1, n2], twiddled; its table
-    the length up to the four-step's twiddles' end) and `rows` (n2 along [lead, n2, n1], its stages'
-    twiddles after those; its result the kernel's). Bindings: the source, the table, the result."""
-    lead, n1, n2, w = columns.lead, columns.n, rows.n, columns.width
+    the length up to the four-step's twiddles' end) and `rows` (n2 along [lead, n2, n1], in a run of n1
+    padded to whole vectors; its stages' twiddles after those; its result the kernel's). Bindings: the
+    source, the table, the result. Where n1 is not whole vectors, the transpose reads the columns' planes
+    past their last row (rows of the stack never written): those lanes of the rows' stages are transforms
+    of their own, never stored."""
+    lead, n1, n2, w, run = columns.lead, columns.n, rows.n, columns.width, rows.run
     source = _planes(columns, "%in", n2, columns.source)
     result = _planes(rows, "%out", n1, rows.result)
     table = f"memref<{rows.table}xf32>"
     lines = _Lines(w)
     lines.index(0), lines.index(1), lines.index(2)
     together = _leads_together(lead, n1 * n2)
-    flat = f"memref<{2 * n1 * n2}xf32>"
+    flat = f"memref<{2 * run * n2}xf32>"
     views = {}
     for i in range(2):
         lines.lines.append(f"%flat{i} = memref.alloca() : {flat}")
-        for name, (a, b) in (("columns", (n1, n2)), ("rows", (n2, n1))):
+        for name, (a, b) in (("columns", (run, n2)), ("rows", (n2, run))):
             memref = f"memref<{a}x2x{b}xf32>"
             lines.lines.append(f"%{name}{i} = memref.expand_shape %flat{i} [[0, 1, 2]] output_shape [{a}, 2, {b}] : "
                                f"{flat} into {memref}")
@@ -627,13 +635,13 @@ def fused_four_step_executable(symbol: str, columns: Kernel, rows: Kernel) -> st
         target = views["columns", 1] if final else views["columns", (len(plan) - 2 - q) % 2]
         _stage(lines, q, stage, columns, reads, target, table, final, lines.index(n2))
         reads = target
-    _transpose_planes(lines, views["columns", 1], views["rows", 0], n1, n2)
+    _transpose_planes(lines, views["columns", 1], views["rows", 0], run, n2)
     later = stages(rows.radices, columns.table)
     reads = views["rows", 0]
     for q, stage in enumerate(later):
         final = q == len(later) - 1
         target = result if final else views["rows", (q + 1) % 2]
-        _stage(lines, len(plan) + q, stage, rows, reads, target, table, final, lines.index(n1))
+        _stage(lines, len(plan) + q, stage, rows, reads, target, table, final, lines.index(run))
         reads = target
     lines.lines.append("}")
     bindings = [("in", source.type), ("table", table), ("out", result.type)]
