@@ -98,7 +98,7 @@ def test_layouts_taken():
     for result in fft_kernels.RESULTS:
         assert any(f"_to_{result}_" in n for n in names), result
     for part in ("_twiddled", "_inverse_by", "rfft_separate_", "rfft_join_", "rfft_join_planes_",
-                 "fft_fused_pairs_to_pairs_", "fft_fused_real_to_parts_first_"):
+                 "fft_fused_pairs_to_pairs_", "fft_fused_real_to_parts_first_", "_forward_kept"):
         assert any(part in n for n in names), part
     assert any(n.endswith("x48x33") for n in names)  # rows of 33 in a run of 48 (rfft2_64x80's 41: 48x41)
 

@@ -472,9 +472,11 @@ def _i64(value: int):
     return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), value)
 
 
-def _staged_axis(x, dim: int, inverse: bool, kernels=None, pairs: bool = False) -> _Planes:
+def _staged_axis(x, dim: int, inverse: bool, kernels=None, pairs: bool = False, kept: int = 0) -> _Planes:
     """The DFT (inverse: scaled by 1/length) along `dim` of x (complex, planes, or real), as stages
-    (with `kernels`, see _kernel_stages; `pairs`: as pairs where the kernels write them, for a result)."""
+    (with `kernels`, see _kernel_stages; `pairs`: as pairs where the kernels write them, for a result);
+    `kept`: the leading terms needed of a last dim (0: all), where the fused kernel leaves others out, the
+    planes hold only those up to the next multiple of n1."""
     dims = _dims(x)
     lead, length, trail = int(np.prod(dims[:dim])), dims[dim], _trail(x, dim)
     sign, scale = (1, 1.0 / length) if inverse else (-1, 1.0)
@@ -488,8 +490,7 @@ def _staged_axis(x, dim: int, inverse: bool, kernels=None, pairs: bool = False) 
         perm = [d for d in range(len(dims)) if d != dim] + [dim]
         moved = _staged_axis(transpose(_as_complex(x), perm), len(dims) - 1, inverse, kernels)
         return _planes(transpose(_as_complex(moved), list(np.argsort(perm))))
-    values, inner = _four_step(x, lead, length, sign, scale, kernels, pairs)
-    return _Planes(values, dims, inner)
+    return _four_step(x, dims, sign, scale, kernels, pairs, kept)
 
 
 def _leading_terms(planes: _Planes, count: int) -> _Planes:
@@ -498,30 +499,35 @@ def _leading_terms(planes: _Planes, count: int) -> _Planes:
     return _Planes(slice_to(runs, shape(runs)[:2] + [count]), planes.dims[:-1] + [count], count)
 
 
-def _four_step(x, lead: int, length: int, sign: int, scale: float, kernels=None, pairs: bool = False
-               ) -> tuple[object, int]:
-    """The transforms of `lead` rows of `length` = n1 n2 contiguous elements of x (complex, planes, or
-    real), read as [lead, n1, n2]: the columns' stages, twiddles and a transpose, then the rows' stages;
-    (planes, their runs): the term k = k1 + n1 k2 at (k2, k1) of [lead, k2, 2, k1] planes (runs of n1), or
-    through kernels (see _kernel_stages) at (k2, k1) of [lead, 2, k2, k1] (runs of n1 n2, whole rows: the
-    kernel writes them so at no cost, where a transpose after it would be a pass over the data) or of
-    pairs where `pairs` (runs of 1), the twiddles multiplied by the columns' kernel and the transpose a
-    plain one."""
+def _four_step(x, dims: list[int], sign: int, scale: float, kernels=None, pairs: bool = False, kept: int = 0
+               ) -> _Planes:
+    """The transforms along the last of `dims` (length = n1 n2 contiguous elements of x: complex, planes,
+    or real, read as [lead, n1, n2]): the columns' stages, twiddles and a transpose, then the rows' stages;
+    planes of the term k = k1 + n1 k2 at (k2, k1) of [lead, k2, 2, k1] (runs of n1), or through kernels
+    (see _kernel_stages) at (k2, k1) of [lead, 2, k2, k1] (runs of n1 n2, whole rows: the kernel writes
+    them so at no cost, where a transpose after it would be a pass over the data) or of pairs where
+    `pairs` (runs of 1), the twiddles multiplied by the columns' kernel and the transpose a plain one. With
+    `kept` (see _staged_axis), the fused kernel writes the rows k2 < kept / n1 only."""
+    lead, length = int(np.prod(dims[:-1])), dims[-1]
     n1, n2 = _split(length)
     if kernels is None or not _f32(x):
         columns = _stages(*_rows(x, lead, n1, n2), sign, 1.0)
-        return _stages(_twiddled_transpose(columns, sign), False, sign, scale), n1
+        return _Planes(_stages(_twiddled_transpose(columns, sign), False, sign, scale), dims, n1)
     if fft_kernels.fused_width(n1, n2, kernels.lanes):
-        return _fused_four_step(kernels, x, lead, n1, n2, sign, scale, pairs), 1 if pairs else n1 * n2
+        rows = 0 if pairs or not kept else -(-kept // n1)
+        values = _fused_four_step(kernels, x, lead, n1, n2, sign, scale, pairs, rows)
+        terms = rows * n1 if rows else length
+        return _Planes(values, dims[:-1] + [terms], 1 if pairs else terms)
     columns = _kernel_stages(kernels, *_kernel_rows(x, lead, n1, n2), sign, 1.0, twiddled=True)
     result = "pairs" if pairs else "parts_first"
     rows = _kernel_stages(kernels, transpose(columns, [0, 3, 2, 1]), "planes", sign, scale, result=result)
-    return rows, 1 if pairs else n1 * n2
+    return _Planes(rows, dims, 1 if pairs else n1 * n2)
 
 
-def _fused_four_step(kernels: KernelCalls, x, lead: int, n1: int, n2: int, sign: int, scale: float, pairs: bool):
+def _fused_four_step(kernels: KernelCalls, x, lead: int, n1: int, n2: int, sign: int, scale: float, pairs: bool,
+                     kept: int = 0):
     """_four_step's kernels and transpose as one kernel (fft_kernels.fused_four_step_executable): pairs, or
-    [lead, 2, k2, k1] planes."""
+    [lead, 2, k2, k1] planes (the `kept` leading rows k2, or all)."""
     source, layout = _kernel_rows(x, lead, n1, n2)
     if layout == "pairs":
         source = reshape(source, [lead, n1, 2 * n2])
@@ -533,9 +539,9 @@ def _fused_four_step(kernels: KernelCalls, x, lead: int, n1: int, n2: int, sign:
     result = "pairs" if pairs else "parts_first"
     columns = fft_kernels.Kernel(lead, n1, n2, n2, n2, width, _radices(n1), sign, 1.0, layout, middle, True, "planes")
     rows = fft_kernels.Kernel(lead, n2, n1, n1, fft_kernels.padded(n1, width), width, _radices(n2), sign, scale,
-                              "planes", len(table), False, result)
+                              "planes", len(table), False, result, kept)
     symbol = fft_kernels.fused_symbol(columns, rows)
-    shape_out = [lead, n2, n1, 2] if pairs else [lead, 2, n2, n1]
+    shape_out = [lead, n2, n1, 2] if pairs else [lead, 2, rows.result_rows(), n1]
     (out,) = kernels.call(symbol, lambda: fft_kernels.fused_four_step_executable(symbol, columns, rows),
                           [source, _matrix(table, element(source))], [tensor(shape_out, element(source))])
     return out
@@ -544,9 +550,7 @@ def _fused_four_step(kernels: KernelCalls, x, lead: int, n1: int, n2: int, sign:
 def _rows_transform(x: _Planes, sign: int, scale: float, kernels=None, pairs: bool = False) -> _Planes:
     """The transforms of the rows of the [lead, length] complex tensor planes hold (pairs, or runs):
     planes (`pairs`: see _four_step)."""
-    lead, length = x.dims
-    values, inner = _four_step(x, lead, length, sign, scale, kernels, pairs)
-    return _Planes(values, x.dims, inner)
+    return _four_step(x, x.dims, sign, scale, kernels, pairs)
 
 
 # A real transform of even length N is one of N/2 complex values, z[m] = x[2m] + i x[2m+1], and back: the
@@ -707,7 +711,9 @@ def expand(op, words: bool = True, kernels: KernelCalls | None = None):
         if length % 2 == 0 and _staged_along(x, last, length // 2):
             x = _real_forward(x, length, kernels)
         elif _staged_along(x, last, length):
-            x = _leading_terms(_staged_axis(x, last, False, kernels), length // 2 + 1)
+            count = length // 2 + 1  # the terms kept: those the next axis's kernel reads (whole vectors)
+            kept = fft_kernels.padded(count, kernels.lanes) if kernels is not None else 0
+            x = _leading_terms(_staged_axis(x, last, False, kernels, kept=kept), count)
         else:
             re, im = _real_dft(x, length)
             x = _join(re, im, tensor(shape(re), ir.ComplexType.get(element(re))))

@@ -42,7 +42,8 @@ class Kernel(NamedTuple):
     end and written up to it), in vectors of `width` f32, by stages of `radices`, the exponent's `sign`,
     the last stage's results times `scale`; its source one of SOURCES; `table` the twiddle table's length
     (see `stages`); where `twiddled`, the results (k, t) also times the table's last n x 2 x run entries
-    (cos then sin of each k's row); `result` its layout, one of RESULTS."""
+    (cos then sin of each k's row); `result` its layout, one of RESULTS; `kept` how many of the result's
+    n rows are written (0: all), the leading ones (an RFFT's terms up to half the length)."""
 
     lead: int
     n: int
@@ -57,6 +58,11 @@ class Kernel(NamedTuple):
     table: int
     twiddled: bool
     result: str
+    kept: int = 0
+
+    def result_rows(self) -> int:
+        """The rows of the result: the `kept` leading ones, or all n."""
+        return self.kept or self.n
 
     def block(self) -> int:
         """The positions of the run one workgroup takes: the most vectors, up to _BLOCK_VECTORS, that divide
@@ -91,7 +97,8 @@ class Kernel(NamedTuple):
         scaled = "" if self.scale == 1.0 else f"_by{round(1 / self.scale)}"
         direction = "inverse" if self.sign > 0 else "forward"
         sizes = "x".join(map(str, (self.lead, self.n, self.trail, self.run, self.result_trail)))
-        return f"oxla_f32_fft_{self.source}_to_{self.result}_{direction}{scaled}{twiddled}_{sizes}"
+        kept = f"_kept{self.kept}" if self.kept else ""
+        return f"oxla_f32_fft_{self.source}_to_{self.result}_{direction}{scaled}{twiddled}{kept}_{sizes}"
 
 
 class Stage(NamedTuple):
@@ -362,7 +369,14 @@ def _stage(lines: _Lines, q: int, stage: Stage, kernel: Kernel, source: _Memref,
         after = kernel.table - 2 * n * kernel.run
         y = [lines.twiddled(value, *_row_factors(lines, table, after, kernel.run, row, positions[1]))
              for row, value in zip(rows_out, y)]
-    _stores(lines, target, kernel.result_trail, rows_out, positions, y)
+    if final and kernel.kept:
+        for row, value in zip(rows_out, y):
+            kept = lines.value(f"arith.cmpi ult, {row}, {lines.index(kernel.kept)} : index")
+            lines.lines.append(f"scf.if {kept} {{")
+            _stores(lines, target, kernel.result_trail, [row], positions, [value])
+            lines.lines.append("}")
+    else:
+        _stores(lines, target, kernel.result_trail, rows_out, positions, y)
     lines.lines += ["}", "}", "}"]
 
 
@@ -384,10 +398,11 @@ def _stores(lines: _Lines, target: _Memref, trail: int, rows: list[str], positio
         lines.lines.append("}")
 
 
-def _planes(kernel: Kernel, name: str, trail: int, layout: str = "planes") -> _Memref:
-    """A binding of the kernel's lead x n transforms in `layout` (SOURCES), its rows `trail` long."""
-    dims = {"planes": [kernel.n, 2, trail], "parts_first": [2, kernel.n, trail], "pairs": [kernel.n, 2 * trail],
-            "real": [kernel.n, trail]}[layout]
+def _planes(kernel: Kernel, name: str, trail: int, layout: str = "planes", rows: int = 0) -> _Memref:
+    """A binding of the kernel's lead x n transforms in `layout` (SOURCES), its rows `trail` long (`rows` of
+    them: n, or the result's)."""
+    n = rows or kernel.n
+    dims = {"planes": [n, 2, trail], "parts_first": [2, n, trail], "pairs": [n, 2 * trail], "real": [n, trail]}[layout]
     memref = f"memref<{'x'.join(map(str, [kernel.lead, *dims]))}xf32>"
     return _Memref(name, memref, layout, masked=trail % kernel.width != 0)
 
@@ -395,6 +410,7 @@ def _planes(kernel: Kernel, name: str, trail: int, layout: str = "planes") -> _M
 def stages_executable(symbol: str, kernel: Kernel) -> str:
     """The kernel's executable (see Kernel). Bindings: the source, the table, the result and its
     Kernel.scratch_results."""
+    assert not kernel.kept, "only the fused kernel leaves result rows out"
     n, block = kernel.n, kernel.block()
     source = _planes(kernel, "%in", kernel.trail, kernel.source)
     result = _planes(kernel, "%out", kernel.result_trail, kernel.result)
@@ -597,7 +613,9 @@ def fused_symbol(columns: Kernel, rows: Kernel) -> str:
     """The fused four-step kernel's name: what sets it apart from others of its module."""
     direction = "inverse" if rows.sign > 0 else "forward"
     scaled = "" if rows.scale == 1.0 else f"_by{round(1 / rows.scale)}"
-    return f"oxla_f32_fft_fused_{columns.source}_to_{rows.result}_{direction}{scaled}_{columns.lead}x{columns.n}x{rows.n}"
+    kept = f"_kept{rows.kept}" if rows.kept else ""
+    return (f"oxla_f32_fft_fused_{columns.source}_to_{rows.result}_{direction}{scaled}{kept}_"
+            f"{columns.lead}x{columns.n}x{rows.n}")
 
 
 def fused_four_step_executable(symbol: str, columns: Kernel, rows: Kernel) -> str:
@@ -609,7 +627,7 @@ def fused_four_step_executable(symbol: str, columns: Kernel, rows: Kernel) -> st
     of their own, never stored."""
     lead, n1, n2, w, run = columns.lead, columns.n, rows.n, columns.width, rows.run
     source = _planes(columns, "%in", n2, columns.source)
-    result = _planes(rows, "%out", n1, rows.result)
+    result = _planes(rows, "%out", n1, rows.result, rows.result_rows())
     table = f"memref<{rows.table}xf32>"
     lines = _Lines(w)
     lines.index(0), lines.index(1), lines.index(2)
