@@ -28,8 +28,9 @@ CASES = [
     ("fft_1001", "FFT", (2, 1001), [1001], np.fft.fft, np.complex64),
     # an odd real transform: its columns read from real values (81 = 9 x 9)
     ("rfft_81", "RFFT", (3, 81), [81], np.fft.rfft, np.float32),
-    # the leading 41 terms of each row, read by the next axis from the rows they were sliced from, and a
-    # result row of 41 written through masks
+    # the leading 41 terms of each row (of the 50 the fused kernel keeps), read by the next axis from the rows
+    # they were sliced from, and a result row of 41 written through masks; the inverse's last axis as 40
+    # complex values (fused, 5 x 8) joined from the planes of the axis before
     ("rfft2_64x80", "RFFT", (2, 64, 80), [64, 80], np.fft.rfft2, np.float32),
     ("irfft2_64x80", "IRFFT", (2, 64, 41), [64, 80], lambda x: np.fft.irfft2(x, (64, 80)), np.complex64),
     # rows of 12 (a DFT matrix's result) read and written through masks along the axis of 64
@@ -100,6 +101,7 @@ def test_layouts_taken():
     for part in ("_twiddled", "_inverse_by", "rfft_separate_", "rfft_join_", "rfft_join_planes_",
                  "fft_fused_pairs_to_pairs_", "fft_fused_real_to_parts_first_", "_forward_kept"):
         assert any(part in n for n in names), part
+    assert "oxla_f32_rfft_join_planes_128x40" in names  # irfft2_64x80's last axis: 40 complex values
     assert any(n.endswith("x48x33") for n in names)  # rows of 33 in a run of 48 (rfft2_64x80's 41: 48x41)
 
 

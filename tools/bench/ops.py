@@ -308,6 +308,12 @@ def _rfft2(x):
     return jnp.fft.rfft2(x)
 
 
+def _irfft2_64(x):
+    """jnp.fft.irfft2 over the last two axes to 64 x 64 reals."""
+    import jax.numpy as jnp
+    return jnp.fft.irfft2(x, s=(64, 64))
+
+
 def _mlp_with_params(x, *params):
     """The zoo's MLP with its weights and biases as arguments, as JAX models pass their parameters."""
     import jax
@@ -496,6 +502,8 @@ OPS = {
              lambda: [_complex_normal(97, 8, 256, 256)], 1e-5),
     "rfft2_channels": ("jnp.fft.rfft2 of f32[8,32,64,64] (batch, channels, H, W): a Fourier neural operator layer's "
                        "spectrum", lambda: _rfft2, lambda: [_normal(99, 8, 32, 64, 64)], 1e-5),
+    "irfft2_channels": ("jnp.fft.irfft2 of c64[8,32,64,33] to f32[8,32,64,64]: the same layer's way back",
+                        lambda: _irfft2_64, lambda: [_complex_normal(98, 8, 32, 64, 33)], 1e-5),
     "solve": ("jnp.linalg.solve of f32[256,256] for 8 right-hand sides", lambda: _linalg("solve"),
               lambda: [_normal(110, 256, 256), _normal(111, 256, 8)], 1e-3),
     "solve_batched": ("jnp.linalg.solve of 4096 systems f32[4,4], one right-hand side each", lambda: _linalg("solve"),
