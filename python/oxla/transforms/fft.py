@@ -620,9 +620,10 @@ def _real_inverse(x, length: int, words: bool, kernels=None):
 def _halved(x, dim: int, length: int, kernels: KernelCalls | None) -> bool:
     """Whether the IRFFT of `length` along x's last dim `dim` runs as a complex transform of half the
     length: where stages take length / 2, or, shorter (from _STAGED_FROM), where the fused four-step kernel
-    and the halves kernel do. An IRFFT of 64 otherwise completed the spectrum by conjugate symmetry (irfft2_channels on an
-    AVX2 Zen 3: 5.7 -> 2.0 ms, four of its seven dispatches copies, a transpose and the conjugates); an
-    RFFT of 64 keeps its fused kernel of 64, which writes the leading terms only (the same time)."""
+    and the halves kernel do. An IRFFT of 64 otherwise completed the spectrum by conjugate symmetry
+    (irfft2_channels on an AVX2 Zen 3: 5.7 -> 2.0 ms, four of its seven dispatches copies, a transpose and
+    the conjugates); an RFFT of 64 keeps its fused kernel of 64, which writes the leading terms only (the
+    same time)."""
     if length % 2 or length < _STAGED_FROM:
         return False
     half = length // 2
