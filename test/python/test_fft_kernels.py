@@ -153,12 +153,15 @@ def test_blocks_and_scratch():
     assert _kernel(8, 256, 256, [256]).scratch_results() == 0  # one stage writes the result only
 
 
-def test_only_a_row_ends_vector_is_stored_through_a_mask():
-    """Results whose rows (33) end within a vector store whole vectors unmasked and mask the last one only:
-    one masked and one plain store per result row and part of the last stage (radix 4)."""
-    kernel = fft_kernels.Kernel(2, 64, 40, 33, 40, 8, [4, 4, 4], -1, 1.0, "planes", 120, False,
-                                "planes")
+def test_only_a_row_ends_vector_goes_through_a_mask():
+    """Sources and results whose rows (33) end within a vector read and write whole vectors plainly and mask
+    the last one only: per row and part of a radix-4 stage, one plain and one masked load in the first stage
+    and one plain and one masked store in the last."""
+    kernel = fft_kernels.Kernel(2, 64, 33, 33, 40, 8, [4, 4, 4], -1, 1.0, "planes", 120, False, "planes")
     text = fft_kernels.stages_executable(kernel.symbol(), kernel)
+    first = text[text.index("scf.for %e0"):text.index("scf.for %g1")]
+    assert first.count("vector.load") == 8 and first.count("vector.transfer_read") == 8
+    assert first.index("vector.load") < first.index("} else {") < first.index("vector.transfer_read")
     last = text[text.rindex("scf.for %e2"):]
     assert last.count("vector.transfer_write") == 8 and last.count("vector.store") == 8
     assert last.index("vector.store") < last.index("} else {") < last.index("vector.transfer_write")

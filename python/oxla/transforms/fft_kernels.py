@@ -15,8 +15,8 @@ where they fit, else through scratch results, and the last one writes the result
 the source as it comes: planes, planes with the parts first ([lead, 2, n, trail]), complex values as pairs
 of reals ([lead, n, trail, 2], taken apart in registers), or real values ([lead, n, trail]); the last
 writes planes, planes with the parts first (whole rows) or pairs (put together in registers: a complex
-result needs no pass of its own to join its parts); rows that end within a vector are written through a
-mask only where a vector crosses a row's end. The four-step method's two halves and the transpose between
+result needs no pass of its own to join its parts); rows that end within a vector are read and written
+through a mask only where a vector crosses a row's end. The four-step method's two halves and the transpose between
 them run as one kernel where a row fits a workgroup's stack (fused_four_step_executable; n1 padded to whole
 vectors, and for an RFFT only the leading terms written), and an RFFT's halves are taken apart by a kernel
 of their own (halves_executable).
@@ -361,7 +361,7 @@ def _stage(lines: _Lines, q: int, stage: Stage, kernel: Kernel, source: _Memref,
             factors.append(pair)
     lines.lines.append(f"scf.for %e{q} = %i0 to {end} step {lines.index(lines.width)} {{")
     positions = (f"%e{q}", lines.value(f"arith.addi %first, %e{q} : index"))
-    x = [_load(lines, source, row, positions) for row in rows_in]
+    x = _loads(lines, source, kernel.trail, rows_in, positions)
     if factors:
         x = [x[0]] + [lines.twiddled(value, *pair) for value, pair in zip(x[1:], factors)]
     y = _butterfly(lines, x, kernel.sign)
@@ -382,21 +382,46 @@ def _stage(lines: _Lines, q: int, stage: Stage, kernel: Kernel, source: _Memref,
     lines.lines += ["}", "}", "}"]
 
 
+def _whole(lines: _Lines, memref: _Memref, trail: int, positions: tuple[str, str]) -> str | None:
+    """Where `memref`'s rows (of `trail`) end within vectors, an i1 that holds where the vector at
+    `positions` lies inside its row; else None."""
+    if not memref.masked or memref.local:
+        return None
+    end = lines.value(f"arith.addi {positions[1]}, {lines.index(lines.width)} : index")
+    return lines.value(f"arith.cmpi ule, {end}, {lines.index(trail)} : index")
+
+
+def _loads(lines: _Lines, source: _Memref, trail: int, rows: list[str], positions: tuple[str, str]) -> list:
+    """The complex vectors at `rows` of `source`; where its rows (of `trail`) end within vectors, read
+    through masks only for the vectors that cross a row's end (AVX2's masked loads were most of the
+    samples of irfft2_channels' kernel of rows of 33 pairs)."""
+    whole = _whole(lines, source, trail, positions)
+    if whole is None:
+        return [_load(lines, source, row, positions) for row in rows]
+    name = f"%v{lines.count}"
+    lines.count += 1
+    types = ", ".join([lines.vector] * 2 * len(rows))
+    lines.lines.append(f"{name}:{2 * len(rows)} = scf.if {whole} -> ({types}) {{")
+    for memref in (source._replace(masked=False), source):
+        parts = [p for row in rows for p in _load(lines, memref, row, positions)]
+        lines.lines += [f"scf.yield {', '.join(parts)} : {types}", "} else {" if memref is not source else "}"]
+    return [(f"{name}#{2 * i}", f"{name}#{2 * i + 1}") for i in range(len(rows))]
+
+
 def _stores(lines: _Lines, target: _Memref, trail: int, rows: list[str], positions: tuple[str, str], values) -> None:
     """Lines storing `values` at `rows` of `target`; where its rows (of `trail`) end within vectors, through
     masks only for the vectors that cross a row's end. AVX2's masked stores (vmaskmovps) are slow on AMD
     cores: on an AVX2 Zen 3 they were most of the samples of rfft2_channels' rows of 33, whose kernel took
     1.74 ms with every store masked and 1.18 ms so (`tools.bench.dispatches`)."""
-    if target.masked and not target.local:
-        end = lines.value(f"arith.addi {positions[1]}, {lines.index(lines.width)} : index")
-        whole = lines.value(f"arith.cmpi ule, {end}, {lines.index(trail)} : index")
+    whole = _whole(lines, target, trail, positions)
+    if whole is not None:
         lines.lines.append(f"scf.if {whole} {{")
         for row, value in zip(rows, values):
             _store(lines, target._replace(masked=False), row, positions, value)
         lines.lines.append("} else {")
     for row, value in zip(rows, values):
         _store(lines, target, row, positions, value)
-    if target.masked and not target.local:
+    if whole is not None:
         lines.lines.append("}")
 
 
