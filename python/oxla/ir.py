@@ -215,11 +215,16 @@ def append_definitions(module, text: str) -> None:
     module = _operation(module)
     parsed = _ir.Module.parse(text, module.context)
     body = module.regions[0].blocks[0]
+    last = (body_ops(module) or [None])[-1]
     for op in body_ops(parsed):
         if op.name in ("func.func", "llvm.func") and not len(op.regions[0].blocks):
             continue
-        op.detach_from_parent()
-        body.append(op)
+        if last is None:
+            op.detach_from_parent()
+            body.append(op)
+        else:  # moved as an Operation: detaching makes an OpView, which imports the op's dialect module
+            op.move_after(last)
+        last = op
 
 
 def _ops_in(owner: _ir.Operation, block) -> list[_ir.Operation]:

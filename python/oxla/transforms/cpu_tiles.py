@@ -1367,7 +1367,7 @@ def _gathers_along_rows(op) -> bool:
         return set().union(*(flags.get(value, set()) for value in values))
 
     gathers = False
-    for child in body.operations:
+    for child in ir.ops(op)[1:]:  # the body's ops (walked: iterating the block would import linalg's OpViews)
         found = sources(child.operands)
         if child.name == "linalg.index" and ir.IntegerAttr(child.attributes["dim"]).value == innermost:
             found.add("inner")
