@@ -431,7 +431,7 @@ def gemv_of(iterators: list[str], maps: list, shapes: list[list[int]]) -> Gemv |
 
 def _multiplies_and_adds(op) -> bool:
     """Whether a linalg.generic's body is `out + in0 * in1` (or `in0 * in1 + out`), in floats."""
-    body = list(op.regions[0].blocks[0].operations)
+    body = ir.ops(op)[1:]  # walked: the block's operations would import linalg's OpViews (see loop_kinds)
     if [o.name for o in body] != ["arith.mulf", "arith.addf", "linalg.yield"]:
         return False
     args = list(op.regions[0].blocks[0].arguments)
