@@ -539,15 +539,16 @@ def _as_reduction(op, gemv: Gemv):
     return generic
 
 
-def _feeds_wider_op(op) -> bool:
-    """Whether a linalg op of the dispatch reads `op`'s result over more elements than it has (a rank-one
-    update fused with the product that makes it): the product's config would leave that op's loops
-    whole vectors (a Householder reflection's f32[64,64] update made one 16 KiB vector)."""
-    size = math.prod(op.results[0].type.shape)
-    return any(use.owner.operation.name.startswith("linalg.")
-               and any(math.prod(r.type.shape) > size for r in use.owner.results
-                       if isinstance(r.type, ir.ShapedType))
-               for use in op.results[0].uses)
+def _feeds_wider_op(op, ops: list) -> bool:
+    """Whether a linalg op among `ops` (the module's, walked) reads `op`'s result over more elements than it
+    has (a rank-one update fused with the product that makes it): the product's config would leave that
+    op's loops whole vectors (a Householder reflection's f32[64,64] update made one 16 KiB vector). The
+    readers are found among `ops`: a use's owner is an OpView, which imports the bindings' linalg module."""
+    result = op.results[0]
+    size = math.prod(result.type.shape)
+    return any(other.name.startswith("linalg.") and any(v == result for v in other.operands)
+               and any(math.prod(r.type.shape) > size for r in other.results if isinstance(r.type, ir.ShapedType))
+               for other in ops)
 
 
 @register_pass
@@ -571,7 +572,7 @@ class GemvReductions(Pass):
         ir.walk(module, ops.append)
         constants = {result for op in ops if op.name in _CONSTANT_OPS for result in op.results}
         found = [(op, gemv) for op in ops if (gemv := gemv_at_run_time(op, constants)) is not None
-                 and not _feeds_wider_op(op)]
+                 and not _feeds_wider_op(op, ops)]
         for op, gemv in found:  # all found first: replacing a named op frees the ops of its body
             config = gemv_config(gemv, vector_bytes, registers)
             if config is not None:
