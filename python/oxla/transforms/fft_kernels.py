@@ -16,10 +16,10 @@ the source as it comes: planes, planes with the parts first ([lead, 2, n, trail]
 of reals ([lead, n, trail, 2], taken apart in registers), or real values ([lead, n, trail]); the last
 writes planes, planes with the parts first (whole rows) or pairs (put together in registers: a complex
 result needs no pass of its own to join its parts); rows that end within a vector are read and written
-through a mask only where a vector crosses a row's end. The four-step method's two halves and the transpose between
-them run as one kernel where a row fits a workgroup's stack (fused_four_step_executable; n1 padded to whole
-vectors, and for an RFFT only the leading terms written), and an RFFT's halves are taken apart by a kernel
-of their own (halves_executable).
+through a mask only where a vector crosses a row's end. The four-step method's two halves and the transpose
+between them run as one kernel where a row fits a workgroup's stack (fused_four_step_executable; n1 padded
+to whole vectors, and for an RFFT only the leading terms written), and an RFFT's halves are taken apart by a
+kernel of their own (halves_executable).
 """
 
 from __future__ import annotations
@@ -402,9 +402,9 @@ def _loads(lines: _Lines, source: _Memref, trail: int, rows: list[str], position
     lines.count += 1
     types = ", ".join([lines.vector] * 2 * len(rows))
     lines.lines.append(f"{name}:{2 * len(rows)} = scf.if {whole} -> ({types}) {{")
-    for memref in (source._replace(masked=False), source):
+    for memref, close in ((source._replace(masked=False), "} else {"), (source, "}")):
         parts = [p for row in rows for p in _load(lines, memref, row, positions)]
-        lines.lines += [f"scf.yield {', '.join(parts)} : {types}", "} else {" if memref is not source else "}"]
+        lines.lines += [f"scf.yield {', '.join(parts)} : {types}", close]
     return [(f"{name}#{2 * i}", f"{name}#{2 * i + 1}") for i in range(len(rows))]
 
 
@@ -651,8 +651,8 @@ def fused_four_step_executable(symbol: str, columns: Kernel, rows: Kernel) -> st
     the length up to the four-step's twiddles' end) and `rows` (n2 along [lead, n2, n1], in a run of n1
     padded to whole vectors; its stages' twiddles after those; its result the kernel's). Bindings: the
     source, the table, the result. Where n1 is not whole vectors, the transpose reads the columns' planes
-    past their last row (rows of the stack never written): those lanes of the rows' stages are transforms
-    of their own, never stored."""
+    past their last row (zeros, or what the rows' stages of the lead index before left there): those lanes
+    of the rows' stages are transforms of their own, never stored."""
     lead, n1, n2, w, run = columns.lead, columns.n, rows.n, columns.width, rows.run
     source = _planes(columns, "%in", n2, columns.source)
     result = _planes(rows, "%out", n1, rows.result, rows.result_rows())
@@ -669,6 +669,13 @@ def fused_four_step_executable(symbol: str, columns: Kernel, rows: Kernel) -> st
             lines.lines.append(f"%{name}{i} = memref.expand_shape %flat{i} [[0, 1, 2]] output_shape [{a}, 2, {b}] : "
                                f"{flat} into {memref}")
             views[name, i] = _Memref(f"%{name}{i}", memref, local=True)
+    if run > n1:  # the padded rows the transpose reads, zero (and so defined) until the rows' stages write them
+        zero, padding = lines.splat(0.0), views["columns", 1]
+        lines.lines += [f"scf.for %zr = {lines.index(n1)} to {lines.index(run)} step %i1 {{",
+                        f"scf.for %zc = %i0 to {lines.index(n2)} step {lines.index(w)} {{",
+                        *(f"vector.store {zero}, {padding.name}[%zr, {lines.index(p)}, %zc] : {padding.type}, "
+                          f"{lines.vector}" for p in range(2)),
+                        "}", "}"]
     lines.lines += [f"%lead0 = arith.muli %b, {lines.index(together)} : index",
                     f"%lead1 = arith.addi %lead0, {lines.index(together)} : index",
                     "%first = arith.constant 0 : index",
