@@ -514,9 +514,9 @@ def _four_step(x, dims: list[int], sign: int, scale: float, kernels=None, pairs:
         columns = _stages(*_rows(x, lead, n1, n2), sign, 1.0)
         return _Planes(_stages(_twiddled_transpose(columns, sign), False, sign, scale), dims, n1)
     if fft_kernels.fused_width(n1, n2, kernels.lanes):
-        rows = 0 if pairs or not kept else -(-kept // n1)
-        values = _fused_four_step(kernels, x, lead, n1, n2, sign, scale, pairs, rows)
-        terms = rows * n1 if rows else length
+        kept_rows = 0 if pairs or not kept else -(-kept // n1)
+        values = _fused_four_step(kernels, x, lead, n1, n2, sign, scale, pairs, kept_rows)
+        terms = kept_rows * n1 if kept_rows else length
         return _Planes(values, dims[:-1] + [terms], 1 if pairs else terms)
     columns = _kernel_stages(kernels, *_kernel_rows(x, lead, n1, n2), sign, 1.0, twiddled=True)
     result = "pairs" if pairs else "parts_first"
@@ -525,9 +525,9 @@ def _four_step(x, dims: list[int], sign: int, scale: float, kernels=None, pairs:
 
 
 def _fused_four_step(kernels: KernelCalls, x, lead: int, n1: int, n2: int, sign: int, scale: float, pairs: bool,
-                     kept: int = 0):
+                     kept_rows: int = 0):
     """_four_step's kernels and transpose as one kernel (fft_kernels.fused_four_step_executable): pairs, or
-    [lead, 2, k2, k1] planes (the `kept` leading rows k2, or all)."""
+    [lead, 2, k2, k1] planes (the `kept_rows` leading rows k2, or all where 0)."""
     source, layout = _kernel_rows(x, lead, n1, n2)
     if layout == "pairs":
         source = reshape(source, [lead, n1, 2 * n2])
@@ -539,7 +539,7 @@ def _fused_four_step(kernels: KernelCalls, x, lead: int, n1: int, n2: int, sign:
     result = "pairs" if pairs else "parts_first"
     columns = fft_kernels.Kernel(lead, n1, n2, n2, n2, width, _radices(n1), sign, 1.0, layout, middle, True, "planes")
     rows = fft_kernels.Kernel(lead, n2, n1, n1, fft_kernels.padded(n1, width), width, _radices(n2), sign, scale,
-                              "planes", len(table), False, result, kept)
+                              "planes", len(table), False, result, kept_rows)
     symbol = fft_kernels.fused_symbol(columns, rows)
     shape_out = [lead, n2, n1, 2] if pairs else [lead, 2, rows.result_rows(), n1]
     (out,) = kernels.call(symbol, lambda: fft_kernels.fused_four_step_executable(symbol, columns, rows),
